@@ -1,0 +1,27 @@
+import type { Readable, Writable } from 'node:stream';
+
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+export type InStream = Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+
+/**
+ * The standard streams and environment a command runs with. Commands never touch `process`
+ * directly, so tests run them in-process with their own streams.
+ */
+export interface IO {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIO(): IO {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+}
+
+/** Colour only on a TTY, and never with NO_COLOR (https://no-color.org) or --no-color. */
+export function colorEnabled(io: IO, colorFlag: boolean | undefined = true): boolean {
+  if (colorFlag === false) return false;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
+  return io.stderr.isTTY === true;
+}

@@ -1,0 +1,86 @@
+import { Command, CommanderError } from 'commander';
+import { CliError } from '../errors.js';
+import { processIO, type IO } from './io.js';
+import { COMMANDS } from './commands.js';
+
+const VERSION = '0.1.0';
+
+/**
+ * Builds the program. Only the command that runs is loaded with its options and code; the others are
+ * listed by name and summary, which keeps `oauthctl pkce` and `oauthctl --help` fast.
+ */
+export async function buildProgram(argv: readonly string[], io: IO): Promise<Command> {
+  const program = new Command('oauthctl')
+    .description('Test and exercise OAuth 2.0 authorization-code flows, with and without PKCE, and run a mock authorization server.')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Errors are printed once, by run(), as one line with a hint.
+      outputError: () => undefined,
+    })
+    .addHelpText('after', `
+Examples:
+  $ oauthctl demo                                   run the whole flow against the built-in mock
+  $ oauthctl login --issuer https://id.example.com --client-id cli --pkce --scope openid
+  $ oauthctl pkce --json
+  $ oauthctl serve-mock --port 9000
+
+Run 'oauthctl <command> --help' for a command's options and examples.`);
+
+  const wanted = commandNameFrom(argv);
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (name === wanted) {
+      const mod = await entry.load();
+      mod.register(program, io);
+    } else {
+      program.command(name).description(entry.summary);
+    }
+  }
+  return program;
+}
+
+/** The first operand names the command; `help X` asks for X's help. */
+function commandNameFrom(argv: readonly string[]): string | undefined {
+  const operands = argv.filter((a) => !a.startsWith('-'));
+  if (operands[0] === 'help') return operands[1];
+  return operands[0];
+}
+
+/** Runs the CLI and returns the exit code. Never throws, never prints a stack trace. */
+export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
+  const program = await buildProgram(argv, io);
+  // Commands set process-independent exit codes through this slot.
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCodeOf(program);
+  } catch (err) {
+    return reportError(err, io, argv);
+  }
+}
+
+function exitCodeOf(program: Command): number {
+  const code = (program as Command & { oauthctlExitCode?: number }).oauthctlExitCode;
+  return code ?? 0;
+}
+
+export function reportError(err: unknown, io: IO, argv: readonly string[] = []): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') return 0;
+    const command = commandNameFrom(argv);
+    const helpCmd = command && command in COMMANDS ? `oauthctl ${command} --help` : 'oauthctl --help';
+    const message = err.message.replace(/^error: /, '');
+    io.stderr.write(`oauthctl: error: ${message} (see '${helpCmd}')\n`);
+    return 2;
+  }
+  if (err instanceof CliError) {
+    io.stderr.write(`oauthctl: error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr.write(`oauthctl: error: ${message}\n`);
+  if (io.env.OAUTHCTL_DEBUG && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+  return 1;
+}
