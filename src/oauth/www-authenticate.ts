@@ -1,0 +1,82 @@
+/**
+ * Parses a WWW-Authenticate header (RFC 9110 section 11.6.1) into challenges, so that a protected
+ * resource's RFC 6750 section 3 error (`Bearer error="invalid_token", error_description="..."`) can be shown.
+ */
+export interface AuthChallenge {
+  scheme: string;
+  params: Record<string, string>;
+}
+
+export function parseWwwAuthenticate(header: string): AuthChallenge[] {
+  const challenges: AuthChallenge[] = [];
+  let i = 0;
+  const n = header.length;
+  const skipSpace = () => {
+    while (i < n && (header[i] === ' ' || header[i] === '\t')) i++;
+  };
+  const readToken = () => {
+    const start = i;
+    while (i < n && /[!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(header[i] ?? '')) i++;
+    return header.slice(start, i);
+  };
+  const readQuoted = () => {
+    let out = '';
+    i++; // opening quote
+    while (i < n && header[i] !== '"') {
+      if (header[i] === '\\' && i + 1 < n) i++;
+      out += header[i];
+      i++;
+    }
+    i++; // closing quote
+    return out;
+  };
+
+  let current: AuthChallenge | undefined;
+  while (i < n) {
+    skipSpace();
+    if (header[i] === ',') {
+      i++;
+      continue;
+    }
+    const start = i;
+    const token = readToken();
+    if (!token) {
+      i++;
+      continue;
+    }
+    skipSpace();
+    if (header[i] === '=' && current) {
+      // auth-param = token BWS "=" BWS ( token / quoted-string )
+      i++;
+      skipSpace();
+      const value = header[i] === '"' ? readQuoted() : readToken();
+      current.params[token.toLowerCase()] = value;
+      continue;
+    }
+    // A new challenge starts with its scheme; token68 forms are kept as a param named "token68".
+    current = { scheme: token, params: {} };
+    challenges.push(current);
+    skipSpace();
+    const rest = /^[A-Za-z0-9\-._~+/]+=*(?=\s*(,|$))/.exec(header.slice(i));
+    if (rest && !header.slice(i).match(/^[A-Za-z0-9\-._~+/]+\s*=[^=]/)) {
+      current.params.token68 = rest[0];
+      i += rest[0].length;
+    }
+    if (i === start) i++;
+  }
+  return challenges;
+}
+
+/** The Bearer challenge's RFC 6750 error fields, if the header has one. */
+export function bearerError(header: string | undefined | null): { error?: string; error_description?: string; scope?: string; realm?: string } | undefined {
+  if (!header) return undefined;
+  const bearer = parseWwwAuthenticate(header).find((c) => c.scheme.toLowerCase() === 'bearer');
+  if (!bearer) return undefined;
+  const { error, error_description, scope, realm } = bearer.params;
+  return {
+    ...(error !== undefined && { error }),
+    ...(error_description !== undefined && { error_description }),
+    ...(scope !== undefined && { scope }),
+    ...(realm !== undefined && { realm }),
+  };
+}
