@@ -63,6 +63,12 @@ describe('loadConfig', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"profiles":{}}');
   });
 
+  it('reports a path it cannot read as a file (a directory), whoever runs it', async () => {
+    await expect(loadConfig(dir)).rejects.toThrow(/cannot read config file .*it is a directory/);
+    await expect(updateConfig(dir, () => undefined)).rejects.toBeInstanceOf(UsageError);
+    expect(statSync(dir).isDirectory()).toBe(true);
+  });
+
   it('names the field that is wrong', () => {
     expect(configProblem([])).toMatch(/top level/);
     expect(configProblem({ profiles: { dev: { pkce: 'yes' } } })).toBe('profiles.dev.pkce: must be true or false');
