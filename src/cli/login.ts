@@ -1,7 +1,101 @@
 import type { Command } from 'commander';
+import { FlowError } from '../errors.js';
+import type { RedirectReceiver } from '../client/listener.js';
+import type { UserAgent } from '../client/user-agent.js';
+import type { FlowConfig } from '../client/flow-config.js';
+import type { HttpClient } from '../client/http.js';
+import type { Renderer } from '../output/render.js';
+import { addCommonOptions, parseInteger, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
 import type { IO } from './io.js';
 
-// Placeholder until the command lands.
-export function register(program: Command, _io: IO): void {
-  program.command('login').description('not built yet');
+export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
+
+export interface LoginOptions extends FlowOptionsInput, CommonOptions {
+  /** false with --no-browser */
+  browser?: boolean;
+  timeout?: number;
+  json?: boolean;
+  call?: string;
+}
+
+/** Lets callers (tests, demo, --manual) replace the user agent or the source of the redirect. */
+export interface LoginDependencies {
+  userAgent?: UserAgent;
+  receiveRedirect?: (config: FlowConfig) => Promise<RedirectReceiver>;
+}
+
+/** The whole flow: listener, browser, state check, code exchange; prints the token response. Returns the exit code. */
+export async function runLogin(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
+  const { renderer, http } = await createFlowRuntime(options, io);
+  try {
+    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
+    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? chooseUserAgent(options)]);
+    const result = await runAuthorizationCodeFlow({
+      config,
+      userAgent,
+      ...(deps.receiveRedirect ? { receiveRedirect: deps.receiveRedirect } : {}),
+      timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000,
+      http,
+      renderer,
+      io,
+    });
+    const { printTokenResponse } = await import('../output/tokens.js');
+    if (options.call !== undefined) {
+      return await callApi(http, renderer, io, options.call, result.tokenResponse.access_token, options.json === true, () => printTokenResponse(io, result.tokenResponse, true));
+    }
+    printTokenResponse(io, result.tokenResponse, options.json);
+    return 0;
+  } finally {
+    await http.close();
+  }
+}
+
+/** The system browser, or with --no-browser the URL printed on stderr. */
+export async function chooseUserAgent(options: LoginOptions): Promise<UserAgent> {
+  if (options.browser === false) return (await import('../client/user-agent.js')).printUrlUserAgent;
+  return (await import('../client/browser.js')).systemBrowserUserAgent;
+}
+
+/**
+ * --call URL: a GET with the new access token (RFC 6750 section 2.1). Its body is the result on stdout;
+ * with --json the token response stays the one document on stdout and the body is shown on stderr.
+ */
+async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string, accessToken: string, json: boolean, printTokensJson: () => void): Promise<number> {
+  renderer.step('API call');
+  renderer.info(`GET ${url}`);
+  const res = await http.request(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
+  renderer.info(`HTTP ${res.status}`);
+  if (json) {
+    printTokensJson();
+    renderer.info(res.body);
+  } else {
+    io.stdout.write(res.body.endsWith('\n') || res.body === '' ? res.body : `${res.body}\n`);
+  }
+  if (res.status >= 400) {
+    const challenge = res.headers['www-authenticate'];
+    throw new FlowError(`the API answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, 'check the scope and the token audience');
+  }
+  return 0;
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program
+    .command('login')
+    .description('Run the whole authorization-code flow: loopback listener, browser, state check, code exchange.');
+  addFlowOptions(cmd)
+    .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
+    .option('--timeout <SECONDS>', `give up waiting for the redirect after this many seconds (default ${DEFAULT_LOGIN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
+    .option('--json', 'print the token response exactly as received')
+    .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'));
+  addCommonOptions(cmd)
+    .addHelpText('after', `
+Examples:
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
+  $ oauthctl login --issuer https://id.example.com --client-id web --client-secret s3cret --scope "openid profile"
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --no-browser --json
+  $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`)
+    .action(async (options: LoginOptions, command: Command) => {
+      setExitCode(command, await runLogin(options, io));
+    });
 }

@@ -1,7 +1,59 @@
 import type { Command } from 'commander';
+import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
+import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
+import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
 import type { IO } from './io.js';
 
-// Placeholder until the command lands.
-export function register(program: Command, _io: IO): void {
-  program.command('url').description('not built yet');
+export interface UrlOptions extends FlowOptionsInput, CommonOptions {
+  json?: boolean;
+}
+
+export interface UrlResult {
+  url: string;
+  state: string;
+  code_verifier?: string;
+}
+
+/** Builds the authorization request URL (RFC 6749 section 4.1.1, RFC 7636 section 4.3). */
+export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
+  const { renderer, http } = await createFlowRuntime(options, io);
+  try {
+    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'authorization' });
+    const url = buildAuthorizationUrl({
+      authorizationEndpoint: config.authorizationEndpoint,
+      clientId: config.clientId,
+      redirectUri: config.redirectUri,
+      scopes: config.scopes,
+      state: config.state,
+      codeChallenge: config.pkce?.codeChallenge,
+      codeChallengeMethod: config.pkce?.codeChallengeMethod,
+      extraParams: config.extraParams,
+    }).href;
+    const result: UrlResult = { url, state: config.state };
+    if (config.pkce) result.code_verifier = config.pkce.codeVerifier;
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      return 0;
+    }
+    io.stdout.write(`${url}\n`);
+    // Needed to finish the flow later, so shown even without --show-secrets: they are this command's result.
+    renderer.info(`state=${config.state}`);
+    if (config.pkce) renderer.info(`code_verifier=${config.pkce.codeVerifier}  (give it to 'oauthctl exchange --code-verifier')`);
+    return 0;
+  } finally {
+    await http.close();
+  }
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program.command('url').description('Print the authorization request URL built from the flow options.');
+  addFlowOptions(cmd).option('--json', 'print {"url","state"} plus "code_verifier" with PKCE');
+  addCommonOptions(cmd)
+    .addHelpText('after', `
+Examples:
+  $ oauthctl url --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
+  $ oauthctl url --issuer https://id.example.com --client-id web --scope "openid email" --param prompt=consent --json`)
+    .action(async (options: UrlOptions, command: Command) => {
+      setExitCode(command, await runUrl(options, io));
+    });
 }

@@ -1,0 +1,251 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { AUTHORIZATION_REQUEST_PARAMS } from '../oauth/authorization-request.js';
+import { pkceAdvice, supportedAuthMethods } from '../oauth/discovery.js';
+import { calculateCodeChallenge, codeVerifierProblem, generateCodeVerifier, type CodeChallengeMethod } from '../oauth/pkce.js';
+import { generateState, randomToken } from '../oauth/random.js';
+import { isValidScopeToken, parseScope } from '../oauth/scope.js';
+import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from '../oauth/token-request.js';
+import type { Renderer } from '../output/render.js';
+import type { FlowConfig, PkceParams } from '../client/flow-config.js';
+import type { HttpClient } from '../client/http.js';
+import { collect, type CommonOptions } from './command.js';
+import type { IO } from './io.js';
+
+export type { FlowConfig, PkceParams } from '../client/flow-config.js';
+
+/** The flow options as commander gives them (no defaults, so a profile can be merged under them). */
+export interface FlowOptionsInput {
+  authUrl?: string | undefined;
+  issuer?: string | undefined;
+  authorizationEndpoint?: string | undefined;
+  tokenEndpoint?: string | undefined;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
+  authMethod?: string | undefined;
+  redirectUri?: string | undefined;
+  scope?: string[] | undefined;
+  state?: string | undefined;
+  pkce?: boolean | undefined;
+  codeVerifier?: string | undefined;
+  codeChallengeMethod?: string | undefined;
+  param?: string[] | undefined;
+  insecure?: boolean | undefined;
+}
+
+export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1/callback';
+export const CLIENT_SECRET_ENV = 'OAUTHCTL_CLIENT_SECRET';
+
+/** Adds the contract's flow options (url, login, exchange, refresh, and others that run a flow). */
+export function addFlowOptions(cmd: Command): Command {
+  return cmd
+    .option('--auth-url <URL>', 'authorization server base: {auth_url}/authorize and {auth_url}/token')
+    .option('--issuer <URL>', 'discover the endpoints from the issuer metadata (RFC 8414, then OpenID Connect discovery)')
+    .option('--authorization-endpoint <URL>', 'override the authorization endpoint')
+    .option('--token-endpoint <URL>', 'override the token endpoint')
+    .option('--client-id <ID>', 'client identifier (required)')
+    .option('--client-secret <S>', `client secret of a confidential client (also ${CLIENT_SECRET_ENV})`)
+    .addOption(new Option('--auth-method <M>', 'token endpoint authentication: client_secret_basic (default with a secret), client_secret_post, none (default without)').choices(CLIENT_AUTH_METHODS))
+    .option('--redirect-uri <URL>', `redirect URI (default ${DEFAULT_REDIRECT_URI} on a free port)`)
+    .option('--scope <S>', 'scope, space- or plus-separated; repeatable', collect)
+    .option('--state <S>', 'state value (default: 128 random bits)')
+    .option('--pkce', 'use PKCE: send a fresh S256 code challenge, then its verifier (RFC 7636)')
+    .option('--code-verifier <V>', 'use this PKCE code verifier (implies --pkce)')
+    .addOption(new Option('--code-challenge-method <M>', 'PKCE method (implies --pkce; default S256)').choices(['S256', 'plain']))
+    .option('--param <k=v>', 'extra authorization request parameter; repeatable', collect)
+    .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)');
+}
+
+/** Flow options checked and defaulted, before any network step; endpoints may still be missing. */
+export interface ParsedFlowOptions extends Omit<FlowConfig, 'authorizationEndpoint' | 'tokenEndpoint' | 'metadata'> {
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
+  /** Set when the endpoints are to be discovered from this issuer. */
+  discover: boolean;
+}
+
+/**
+ * The pure step: raw option values (flags over a profile) -> checked settings. Bad input throws
+ * UsageError (exit 2) with one line. Fresh state, PKCE verifier and nonce are drawn here.
+ */
+export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv = {}): ParsedFlowOptions {
+  const authUrl = raw.authUrl !== undefined ? checkHttpUrl('--auth-url', raw.authUrl) : undefined;
+  const issuer = raw.issuer !== undefined ? checkHttpUrl('--issuer', raw.issuer) : undefined;
+  let authorizationEndpoint = raw.authorizationEndpoint !== undefined ? checkHttpUrl('--authorization-endpoint', raw.authorizationEndpoint) : undefined;
+  let tokenEndpoint = raw.tokenEndpoint !== undefined ? checkHttpUrl('--token-endpoint', raw.tokenEndpoint) : undefined;
+  if (authUrl !== undefined) {
+    const base = authUrl.replace(/\/+$/, '');
+    authorizationEndpoint ??= `${base}/authorize`;
+    tokenEndpoint ??= `${base}/token`;
+  }
+  if (issuer === undefined && authorizationEndpoint === undefined && tokenEndpoint === undefined) {
+    throw new UsageError('no authorization server given', 'use --auth-url URL, --issuer URL, or --authorization-endpoint and --token-endpoint');
+  }
+  const discover = issuer !== undefined && (authorizationEndpoint === undefined || tokenEndpoint === undefined);
+
+  if (raw.clientId === undefined || raw.clientId === '') {
+    throw new UsageError('--client-id is required', 'give the client id registered at the authorization server');
+  }
+  const clientId = raw.clientId;
+
+  const secretFromFlag = raw.clientSecret;
+  const envSecret = env[CLIENT_SECRET_ENV];
+  const clientSecret = secretFromFlag ?? (envSecret !== undefined && envSecret !== '' ? envSecret : undefined);
+  const authMethod = parseAuthMethod(raw.authMethod, clientSecret !== undefined);
+  if (authMethod !== 'none' && clientSecret === undefined) {
+    throw new UsageError(`--auth-method ${authMethod} needs a client secret`, `give --client-secret or set ${CLIENT_SECRET_ENV}, or use --auth-method none for a public client`);
+  }
+  if (authMethod === 'none' && secretFromFlag !== undefined) {
+    throw new UsageError('--auth-method none sends no client secret, but --client-secret was given', 'drop one of them');
+  }
+
+  const redirectUri = checkRedirectUri(raw.redirectUri ?? DEFAULT_REDIRECT_URI);
+  const scopes = parseScope(raw.scope ?? []);
+  const badScope = scopes.find((s) => !isValidScopeToken(s));
+  if (badScope !== undefined) throw new UsageError(`scope ${JSON.stringify(badScope)} has a character RFC 6749 section 3.3 does not allow`);
+
+  if (raw.state === '') throw new UsageError('--state must not be empty', 'leave it out for a fresh random state');
+  const state = raw.state ?? generateState();
+
+  const pkce = parsePkce(raw);
+  const extraParams = parseParams(raw.param ?? []);
+  // OpenID Connect Core section 3.1.2.1: a nonce binds the ID token to this request.
+  if (scopes.includes('openid') && extraParams.nonce === undefined) extraParams.nonce = randomToken(128);
+
+  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover };
+  if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;
+  if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
+  if (issuer !== undefined) out.issuer = issuer;
+  if (authMethod !== 'none' && clientSecret !== undefined) out.clientSecret = clientSecret;
+  if (pkce) out.pkce = pkce;
+  return out;
+}
+
+export interface ResolveContext {
+  http: HttpClient;
+  renderer: Renderer;
+  /** Which endpoints the command needs; default both. */
+  needs?: 'authorization' | 'token' | 'both';
+}
+
+/**
+ * Raw options -> FlowConfig: parseFlowOptions, then (only with --issuer and a missing endpoint) the
+ * network step, discovery, whose advice on PKCE and auth methods goes to stderr.
+ */
+export async function resolveFlowConfig(raw: FlowOptionsInput, io: IO, ctx: ResolveContext): Promise<FlowConfig> {
+  const parsed = parseFlowOptions(raw, io.env);
+  const { discover, ...settings } = parsed;
+  const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
+  if (discover && parsed.issuer !== undefined) {
+    const { discoverMetadata } = await import('../client/endpoints.js');
+    ctx.renderer.step('Discovery');
+    const found = await discoverMetadata(ctx.http, parsed.issuer);
+    ctx.renderer.info(`${found.url} (${found.kind === 'oauth-authorization-server' ? 'RFC 8414' : 'OpenID Connect'})`);
+    const m = found.metadata;
+    config.metadata = m;
+    config.authorizationEndpoint = settings.authorizationEndpoint ?? m.authorization_endpoint ?? '';
+    config.tokenEndpoint = settings.tokenEndpoint ?? m.token_endpoint ?? '';
+    ctx.renderer.info(`authorization_endpoint: ${config.authorizationEndpoint || '(none)'}`);
+    ctx.renderer.info(`token_endpoint: ${config.tokenEndpoint || '(none)'}`);
+    for (const advice of pkceAdvice(m, config.pkce?.codeChallengeMethod)) {
+      if (advice.level === 'warn') ctx.renderer.warn(advice.text);
+      else ctx.renderer.info(advice.text);
+    }
+    const methods = supportedAuthMethods(m);
+    if (!methods.includes(config.authMethod)) {
+      ctx.renderer.warn(`the server does not list ${config.authMethod} in token_endpoint_auth_methods_supported (${methods.join(', ')}): try --auth-method`);
+    }
+    if (m.authorization_response_iss_parameter_supported) ctx.renderer.info('the server sends iss in the redirect (RFC 9207); it will be checked');
+  }
+  const needs = ctx.needs ?? 'both';
+  if (needs !== 'token' && config.authorizationEndpoint === '') {
+    throw new UsageError('no authorization endpoint known', 'give --authorization-endpoint, --auth-url or --issuer');
+  }
+  if (needs !== 'authorization' && config.tokenEndpoint === '') {
+    throw new UsageError('no token endpoint known', 'give --token-endpoint, --auth-url or --issuer');
+  }
+  return config;
+}
+
+function checkHttpUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`, 'give an absolute URL such as https://id.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** RFC 6749 section 3.1.2: an absolute URI without a fragment. Custom schemes are allowed (RFC 8252 section 7.1). */
+function checkRedirectUri(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--redirect-uri is not a valid absolute URI: ${JSON.stringify(value)}`, `e.g. ${DEFAULT_REDIRECT_URI}`);
+  }
+  if (url.hash !== '' || value.includes('#')) throw new UsageError('--redirect-uri must not contain a fragment (RFC 6749 section 3.1.2)');
+  return value;
+}
+
+function parseAuthMethod(value: string | undefined, hasSecret: boolean): ClientAuthMethod {
+  if (value === undefined) return hasSecret ? 'client_secret_basic' : 'none';
+  if (!(CLIENT_AUTH_METHODS as readonly string[]).includes(value)) {
+    throw new UsageError(`unknown --auth-method ${JSON.stringify(value)}`, `use one of ${CLIENT_AUTH_METHODS.join(', ')}`);
+  }
+  return value as ClientAuthMethod;
+}
+
+function parsePkce(raw: FlowOptionsInput): PkceParams | undefined {
+  const method = raw.codeChallengeMethod;
+  if (method !== undefined && method !== 'S256' && method !== 'plain') {
+    throw new UsageError(`--code-challenge-method must be S256 or plain, got ${JSON.stringify(method)}`);
+  }
+  if (!raw.pkce && raw.codeVerifier === undefined && method === undefined) return undefined;
+  const codeChallengeMethod: CodeChallengeMethod = method ?? 'S256';
+  let codeVerifier: string;
+  if (raw.codeVerifier !== undefined) {
+    const problem = codeVerifierProblem(raw.codeVerifier);
+    if (problem) throw new UsageError(`--code-verifier: ${problem}`, 'create a valid one with `oauthctl pkce`');
+    codeVerifier = raw.codeVerifier;
+  } else {
+    codeVerifier = generateCodeVerifier();
+  }
+  return { codeVerifier, codeChallenge: calculateCodeChallenge(codeVerifier, codeChallengeMethod), codeChallengeMethod };
+}
+
+const PARAM_OPTION: Readonly<Record<string, string>> = {
+  client_id: 'use --client-id',
+  redirect_uri: 'use --redirect-uri',
+  scope: 'use --scope',
+  state: 'use --state',
+  code_challenge: 'use --pkce or --code-verifier',
+  code_challenge_method: 'use --code-challenge-method',
+  response_type: 'the authorization code flow always sends response_type=code',
+};
+
+function parseParams(params: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--param ${JSON.stringify(p)} is not of the form name=value`, 'e.g. --param prompt=consent');
+    const name = p.slice(0, eq);
+    if (AUTHORIZATION_REQUEST_PARAMS.has(name)) {
+      throw new UsageError(`--param cannot set ${name}`, PARAM_OPTION[name] ?? 'oauthctl sets it itself');
+    }
+    out[name] = p.slice(eq + 1);
+  }
+  return out;
+}
+
+/** The renderer and HTTP client a flow command runs with, from its common options. */
+export async function createFlowRuntime(options: CommonOptions & { insecure?: boolean | undefined }, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
+  const [{ createRenderer }, { createHttpClient }] = await Promise.all([import('../output/render.js'), import('../client/http.js')]);
+  const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env });
+  return { renderer, http };
+}

@@ -1,0 +1,29 @@
+import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
+import type { CodeChallengeMethod } from '../oauth/pkce.js';
+import type { ClientAuthMethod } from '../oauth/token-request.js';
+
+export interface PkceParams {
+  codeVerifier: string;
+  codeChallenge: string;
+  codeChallengeMethod: CodeChallengeMethod;
+}
+
+/** Everything a flow needs, resolved from the flow options (and discovery). */
+export interface FlowConfig {
+  /** '' only for commands that need no authorization endpoint (exchange, refresh) when none is known. */
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  /** From --issuer or discovery; enables the RFC 9207 iss check. */
+  issuer?: string;
+  metadata?: AuthorizationServerMetadata;
+  clientId: string;
+  clientSecret?: string;
+  authMethod: ClientAuthMethod;
+  /** As configured; a loopback URI without a port gets the listener's free port in `login`. */
+  redirectUri: string;
+  scopes: string[];
+  state: string;
+  pkce?: PkceParams;
+  /** `--param k=v`, plus a nonce when openid is in scope (OpenID Connect Core section 3.1.2.1). */
+  extraParams: Record<string, string>;
+}

@@ -1,0 +1,146 @@
+import { CliError, FlowError } from '../errors.js';
+import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
+import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
+import { explainOAuthError, OAuthError } from '../oauth/errors.js';
+import type { TokenResponse } from '../oauth/token-request.js';
+import type { IO } from '../cli/io.js';
+import { redactParams } from '../output/redact.js';
+import type { Renderer } from '../output/render.js';
+import { narrateTokenResponse } from '../output/tokens.js';
+import type { FlowConfig } from './flow-config.js';
+import type { HttpClient } from './http.js';
+import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
+import { startSpinner } from './spinner.js';
+import { requestToken } from './token.js';
+import type { UserAgent } from './user-agent.js';
+
+export interface AuthorizationCodeFlowOptions {
+  config: FlowConfig;
+  /** Takes the user to the authorization URL: system browser, --no-browser, headless... */
+  userAgent: UserAgent;
+  /** Where the redirect comes from; default: a loopback listener on config.redirectUri. */
+  receiveRedirect?: (config: FlowConfig) => Promise<RedirectReceiver>;
+  /** How long to wait for the redirect. */
+  timeoutMs: number;
+  http: HttpClient;
+  renderer: Renderer;
+  io: IO;
+}
+
+export interface AuthorizationCodeFlowResult {
+  /** The token endpoint's JSON object, exactly as received. */
+  tokenResponse: TokenResponse;
+  authorizationUrl: string;
+  /** The redirect URI actually used (with the listener's port). */
+  redirectUri: string;
+  capture: RedirectCapture;
+}
+
+/**
+ * The authorization code flow (RFC 6749 section 4.1, with PKCE per RFC 7636): start receiving the
+ * redirect, send the user agent to the authorization endpoint, check the redirect (state first, then
+ * error, then iss), exchange the code.
+ */
+export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<AuthorizationCodeFlowResult> {
+  const { config, renderer } = options;
+  const receiver = await (options.receiveRedirect ?? listenOnRedirectUri)(config);
+  try {
+    const authorizationUrl = buildAuthorizationUrl({
+      authorizationEndpoint: config.authorizationEndpoint,
+      clientId: config.clientId,
+      redirectUri: receiver.redirectUri,
+      scopes: config.scopes,
+      state: config.state,
+      codeChallenge: config.pkce?.codeChallenge,
+      codeChallengeMethod: config.pkce?.codeChallengeMethod,
+      extraParams: config.extraParams,
+    }).href;
+
+    renderer.step('Authorization request');
+    renderer.info(`GET ${config.authorizationEndpoint}`);
+    for (const [name, value] of new URL(authorizationUrl).searchParams) renderer.info(`  ${name}=${value}`);
+    if (config.pkce) renderer.info(`code_verifier (kept for the token request): ${redactParams({ code_verifier: config.pkce.codeVerifier }, renderer.showSecrets).code_verifier}`);
+
+    const capture = await waitForRedirect(options, receiver, authorizationUrl);
+
+    renderer.step('Redirect received');
+    renderer.info(`${capture.method} ${capture.url.split(/[?#]/)[0]} (parameters in the ${capture.via === 'form_post' ? 'form body' : capture.via})`);
+    for (const [name, value] of Object.entries(capture.params)) renderer.info(`  ${name}=${value}`);
+    const response = checkRedirect(capture, config);
+    renderer.ok(`state matches${response.iss !== undefined ? `; iss matches ${response.iss}` : ''}`);
+
+    renderer.step('Token request');
+    renderer.info(`POST ${config.tokenEndpoint} (grant_type=authorization_code, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`);
+    const tokenResponse = await requestToken(options.http, config, {
+      grant_type: 'authorization_code',
+      code: response.code,
+      redirect_uri: receiver.redirectUri,
+      code_verifier: config.pkce?.codeVerifier,
+    });
+    renderer.step('Token response');
+    narrateTokenResponse(renderer, tokenResponse);
+    return { tokenResponse, authorizationUrl, redirectUri: receiver.redirectUri, capture };
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function listenOnRedirectUri(config: FlowConfig): Promise<RedirectReceiver> {
+  return startRedirectListener({ redirectUri: config.redirectUri });
+}
+
+/** Runs the user agent and waits for the redirect, whichever fails first ends the wait; so does the timeout. */
+async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: RedirectReceiver, authorizationUrl: string): Promise<RedirectCapture> {
+  const { renderer, io, timeoutMs } = options;
+  const controller = new AbortController();
+  const seconds = Math.round(timeoutMs / 1000);
+  const deadline = Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new FlowError(`timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}`, 'finish the login in the browser sooner, or raise --timeout'));
+    }, timeoutMs);
+  });
+  const agentFailed = options
+    .userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer })
+    .then(
+      () => new Promise<never>(() => undefined),
+      (err: unknown) => {
+        throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+  const spinner = startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatLeft(deadline - Date.now())} left, Ctrl-C to stop)`);
+  try {
+    return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, timeout]);
+  } finally {
+    spinner.stop();
+    clearTimeout(timer);
+    controller.abort(new FlowError('the flow ended'));
+  }
+}
+
+/** State first: a mismatch means nothing in the redirect is used, and no token request is sent. */
+function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
+  try {
+    return validateAuthorizationResponse(capture.params, {
+      state: config.state,
+      issuer: config.issuer,
+      issRequired: config.metadata?.authorization_response_iss_parameter_supported === true,
+    });
+  } catch (err) {
+    if (err instanceof OAuthError) {
+      const meaning = explainOAuthError(err.error);
+      throw new FlowError(`the authorization server answered ${err.message}`, meaning ?? 'see the authorization server for details');
+    }
+    if (err instanceof AuthorizationResponseError) {
+      const hint = err.code === 'state_mismatch' || err.code === 'state_missing' ? 'no token request was sent; the redirect may be forged or stale (CSRF, RFC 6749 section 10.12): start again' : 'no token request was sent (RFC 9207 mix-up protection)';
+      throw new FlowError(err.message, hint);
+    }
+    throw err;
+  }
+}
+
+function formatLeft(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}

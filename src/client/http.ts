@@ -1,0 +1,202 @@
+import { EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
+import { FlowError } from '../errors.js';
+import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
+import type { Renderer } from '../output/render.js';
+
+export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+/** Responses larger than this are cut off with an error: no OAuth endpoint sends that much. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export interface HttpClientOptions {
+  /** Skip TLS certificate verification (never by default; a loud warning is printed). */
+  insecure?: boolean | undefined;
+  /** Connect, headers and body timeout, each; default 30 s. */
+  timeoutMs?: number | undefined;
+  /** Narration; with --verbose each request and response is traced, secrets redacted. */
+  renderer?: Renderer | undefined;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (the command's io.env); default process.env. */
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+export interface HttpRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  url: string;
+  status: number;
+  /** Lower-case names; repeated headers joined with ", " (set-cookie with "\n"). */
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON; a FlowError naming the URL when it is not JSON. */
+  json<T = unknown>(): T;
+}
+
+export interface HttpClient {
+  request(url: string | URL, options?: HttpRequestOptions): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * The one HTTP client of the tool (undici). Proxies come from HTTPS_PROXY / HTTP_PROXY / NO_PROXY
+ * (EnvHttpProxyAgent). Extra CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to its
+ * default trust store at start-up, and undici's TLS connections use that store when no `ca` is given.
+ */
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  const env = options.env ?? process.env;
+  const renderer = options.renderer;
+  const tls = options.insecure ? { rejectUnauthorized: false } : {};
+  if (options.insecure) {
+    const text = '--insecure: TLS certificates are NOT verified. Anyone on the network path can read and change this traffic, tokens and secrets included. Never use this outside a test setup.';
+    if (renderer) renderer.warn(text);
+    else process.emitWarning(text);
+  }
+  const dispatcher: Dispatcher = new EnvHttpProxyAgent({
+    // Passed explicitly so that the command's environment decides; '' means none (no process.env fallback).
+    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { ...tls, timeout: timeoutMs },
+    requestTls: tls,
+    proxyTls: tls,
+  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+
+  async function request(target: string | URL, req: HttpRequestOptions = {}): Promise<HttpResponse> {
+    const url = String(target);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = { 'user-agent': 'oauthctl', ...req.headers };
+    traceRequest(renderer, method, url, headers, req.body);
+    const started = Date.now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await undiciRequest(url, {
+        dispatcher,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+    } catch (err) {
+      throw networkError(err, method, url, timeoutMs);
+    }
+    let body: string;
+    try {
+      body = await readBody(res.body);
+    } catch (err) {
+      throw networkError(err, method, url, timeoutMs);
+    }
+    const responseHeaders = flattenHeaders(res.headers);
+    traceResponse(renderer, res.statusCode, responseHeaders, body, Date.now() - started);
+    return {
+      url,
+      status: res.statusCode,
+      headers: responseHeaders,
+      body,
+      json<T>(): T {
+        try {
+          return JSON.parse(body) as T;
+        } catch {
+          throw new FlowError(`${method} ${url} answered HTTP ${res.statusCode} with a body that is not JSON`, 'run with --verbose to see it');
+        }
+      },
+    };
+  }
+
+  return { request, close: () => dispatcher.close() };
+}
+
+async function readBody(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    out[key] = Array.isArray(value) ? value.join(key === 'set-cookie' ? '\n' : ', ') : value;
+  }
+  return out;
+}
+
+/** One line for a failed request: what happened and what to try. */
+function networkError(err: unknown, method: string, url: string, timeoutMs: number): Error {
+  if (err instanceof FlowError) return err;
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  const message = e.cause?.message ?? e.message ?? String(err);
+  const where = `${method} ${url}`;
+  if (e instanceof Error && e.name === 'AbortError') return new FlowError(`${where} was aborted`);
+  if (/TIMEOUT/.test(code)) {
+    return new FlowError(`${where} timed out after ${Math.round(timeoutMs / 1000)} s (${code})`, 'check that the server is up and reachable, or the proxy settings');
+  }
+  if (code === 'ECONNREFUSED') return new FlowError(`cannot connect for ${where}: connection refused`, 'is the server running on that address and port?');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new FlowError(`cannot resolve the host of ${url} (${code})`, 'check the URL');
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code)) {
+    return new FlowError(`TLS certificate of ${url} not trusted: ${message} (${code})`, 'add its CA with NODE_EXTRA_CA_CERTS=/path/ca.pem, or use --insecure for a test server only');
+  }
+  return new FlowError(`${where} failed: ${message}${code ? ` (${code})` : ''}`);
+}
+
+function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string>, body: string | undefined): void {
+  if (!renderer?.verbose) return;
+  const show = renderer.showSecrets;
+  const u = new URL(url);
+  if (u.search) u.search = redactForm(u.searchParams, show);
+  renderer.trace(`> ${method} ${u.href}`);
+  for (const [name, value] of Object.entries(headers)) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+  if (body !== undefined) {
+    const type = Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
+    renderer.trace('>');
+    renderer.trace(`> ${redactBody(body, type, show)}`);
+  }
+}
+
+function traceResponse(renderer: Renderer | undefined, status: number, headers: Record<string, string>, body: string, ms: number): void {
+  if (!renderer?.verbose) return;
+  const show = renderer.showSecrets;
+  renderer.trace(`< HTTP ${status} (${ms} ms)`);
+  for (const [name, value] of Object.entries(headers)) {
+    for (const line of value.split('\n')) renderer.trace(`< ${name}: ${redactHeaderValue(name, line, show)}`);
+  }
+  if (body !== '') {
+    renderer.trace('<');
+    renderer.trace(`< ${redactBody(body, headers['content-type'] ?? '', show)}`);
+  }
+}
+
+/** A body for a trace: form and JSON bodies with their secret fields redacted; other bodies cut short. */
+export function redactBody(body: string, contentType: string, show: boolean): string {
+  if (/application\/x-www-form-urlencoded/i.test(contentType)) {
+    return [...new URLSearchParams(redactForm(body, show))].map(([k, v]) => `${k}=${v}`).join('&');
+  }
+  if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        return JSON.stringify(redactParams(parsed as Record<string, unknown>, show));
+      }
+      return JSON.stringify(parsed);
+    } catch {
+      // not JSON after all: shown as text below
+    }
+  }
+  const text = body.length > 2000 ? `${body.slice(0, 2000)}... (${body.length} chars)` : body;
+  return text.replace(/\n/g, '\n< ');
+}

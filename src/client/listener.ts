@@ -1,0 +1,235 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
+
+/** What the first redirect carried and how: query string, URL fragment (posted back by a page) or form_post body. */
+export interface RedirectCapture {
+  via: 'query' | 'fragment' | 'form_post';
+  params: Record<string, string>;
+  /** The redirect URL as the browser asked for it (a fragment is appended after '#'). */
+  url: string;
+  method: 'GET' | 'POST';
+}
+
+export interface RedirectListenerOptions {
+  /** A loopback http URI: 127.0.0.1 (default), [::1] or localhost (bound to 127.0.0.1); no port = a free port. */
+  redirectUri: URL | string;
+  /** Serve this path instead of the redirect URI's. */
+  path?: string | undefined;
+  /** Bind this loopback address instead of the one the redirect URI names. */
+  host?: string | undefined;
+  /** Request bodies larger than this are refused with 413; default 64 KiB. */
+  maxBodyBytes?: number | undefined;
+}
+
+/** Where a redirect arrives: the listener, or D's paste reader for --manual. */
+export interface RedirectReceiver {
+  /** The redirect URI to send in the authorization request (with the real port for a listener). */
+  redirectUri: string;
+  waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture>;
+  close(): Promise<void>;
+}
+
+export interface RedirectListener extends RedirectReceiver {
+  /** The address the listener is bound to, e.g. http://127.0.0.1:53124 */
+  url: string;
+  host: string;
+  port: number;
+  path: string;
+}
+
+const LOOPBACK_HOSTS: Readonly<Record<string, string>> = {
+  '127.0.0.1': '127.0.0.1',
+  '[::1]': '::1',
+  '::1': '::1',
+  localhost: '127.0.0.1',
+};
+
+/** The address to bind for a redirect URI host, or undefined when it is not loopback (RFC 8252 section 7.3). */
+export function loopbackBindAddress(hostname: string): string | undefined {
+  return LOOPBACK_HOSTS[hostname.toLowerCase()];
+}
+
+/** Fragment posts carry this header; a cross-site form cannot set it. */
+const FRAGMENT_HEADER = 'x-oauthctl-fragment';
+
+/**
+ * Starts the loopback redirect listener (RFC 8252 section 7.3). It binds only the loopback address the
+ * redirect URI names (never 0.0.0.0), serves only the redirect path, captures the first redirect and
+ * answers the browser with a small page, then closes.
+ */
+export async function startRedirectListener(options: RedirectListenerOptions): Promise<RedirectListener> {
+  const uri = new URL(String(options.redirectUri));
+  if (uri.protocol !== 'http:') {
+    throw new UsageError(`the loopback listener needs an http redirect URI, got ${JSON.stringify(uri.href)}`, 'use e.g. http://127.0.0.1/callback (RFC 8252 section 7.3)');
+  }
+  const host = loopbackBindAddress(options.host ?? uri.hostname);
+  if (host === undefined) {
+    throw new UsageError(
+      `the redirect URI's host ${JSON.stringify(options.host ?? uri.hostname)} is not a loopback address, so no listener can receive it`,
+      'use http://127.0.0.1/callback, http://[::1]/callback or http://localhost/callback',
+    );
+  }
+  const path = options.path ?? uri.pathname;
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+
+  let captured: RedirectCapture | undefined;
+  const waiters: ((c: RedirectCapture) => void)[] = [];
+  const deliver = (capture: RedirectCapture) => {
+    if (captured) return;
+    captured = capture;
+    for (const w of waiters.splice(0)) w(capture);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestUrl = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    // Refuse other host names (DNS rebinding) and other paths (favicon, probes): they never end the flow.
+    if (!isLoopbackHostHeader(req.headers.host) || requestUrl.pathname !== path || captured) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Not found\n');
+      return;
+    }
+    const redirectUrl = `${uri.protocol}//${req.headers.host}${req.url ?? '/'}`;
+    if (req.method === 'GET') {
+      if (requestUrl.search.length > 1) {
+        const capture: RedirectCapture = { via: 'query', params: toRecord(requestUrl.searchParams), url: redirectUrl, method: 'GET' };
+        finish(res, capture);
+        return;
+      }
+      // No query: the parameters may be in the fragment, which only the browser sees (response_mode=fragment).
+      const nonce = randomBytes(16).toString('base64');
+      sendHtml(res, 200, fragmentRelayPage(path, FRAGMENT_HEADER, nonce), nonce);
+      return;
+    }
+    if (req.method === 'POST') {
+      const type = String(req.headers['content-type'] ?? '');
+      if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
+        res.writeHead(415, { 'content-type': 'text/plain; charset=utf-8' }).end('Expected application/x-www-form-urlencoded\n');
+        return;
+      }
+      const body = await readLimited(req, maxBodyBytes);
+      if (body === undefined) {
+        res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('Request body too large\n');
+        return;
+      }
+      const params = new URLSearchParams(body);
+      if (req.headers[FRAGMENT_HEADER] === '1') {
+        finish(res, { via: 'fragment', params: toRecord(params), url: `${redirectUrl}#${body}`, method: 'GET' });
+      } else {
+        // OAuth 2.0 Form Post Response Mode (response_mode=form_post).
+        finish(res, { via: 'form_post', params: toRecord(params), url: redirectUrl, method: 'POST' });
+      }
+      return;
+    }
+    res.writeHead(405, { allow: 'GET, POST', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+  }
+
+  function finish(res: ServerResponse, capture: RedirectCapture): void {
+    const outcome: RedirectOutcome = capture.params.error ? { ok: false, error: capture.params.error, description: capture.params.error_description } : capture.params.code ? { ok: true } : { ok: false, error: 'no code in the redirect' };
+    res.once('finish', () => deliver(capture));
+    sendHtml(res, 200, redirectPage(outcome), undefined, true);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new UsageError(`port ${uri.port} on ${host} is already in use, so the redirect cannot be received there`, 'pick another port in --redirect-uri, or leave the port out for a free one'));
+      } else if (err.code === 'EADDRNOTAVAIL' || err.code === 'EAFNOSUPPORT') {
+        reject(new UsageError(`cannot listen on ${host}: ${err.message}`, 'this machine may lack that loopback address; try http://127.0.0.1/callback'));
+      } else {
+        reject(err);
+      }
+    });
+    server.listen({ host, port: uri.port === '' ? 0 : Number(uri.port), exclusive: true }, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const actual = new URL(uri.href);
+  actual.port = String(port);
+  if (options.path !== undefined) actual.pathname = path;
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+
+  return {
+    redirectUri: actual.href,
+    url: `http://${bracketed}:${port}`,
+    host,
+    port,
+    path,
+    close,
+    waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture> {
+      return new Promise<RedirectCapture>((resolve, reject) => {
+        if (captured) {
+          resolve(captured);
+          return;
+        }
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        const onAbort = () => reject(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.push((c) => {
+          signal?.removeEventListener('abort', onAbort);
+          void close();
+          resolve(c);
+        });
+      });
+    },
+  };
+}
+
+function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
+  if (!hostHeader) return false;
+  const name = hostHeader.replace(/:\d+$/, '');
+  return loopbackBindAddress(name) !== undefined;
+}
+
+function toRecord(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  // The first value wins for a repeated parameter (RFC 6749 section 3.1 forbids repeats anyway).
+  for (const [k, v] of params) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function readLimited(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string, scriptNonce?: string, closeConnection = false): void {
+  const script = scriptNonce ? `script-src 'nonce-${scriptNonce}'; connect-src 'self'; ` : '';
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': `default-src 'none'; ${script}style-src 'unsafe-inline'`,
+    ...(closeConnection ? { connection: 'close' } : {}),
+  });
+  res.end(html);
+}

@@ -1,0 +1,42 @@
+import { FlowError } from '../errors.js';
+import { explainOAuthError, OAuthError } from '../oauth/errors.js';
+import { buildTokenRequest, parseTokenResponse, TokenResponseError, type ClientCredentials, type GrantParams, type TokenResponse } from '../oauth/token-request.js';
+import type { HttpClient } from './http.js';
+
+/** What a token request needs of the flow config. */
+export interface TokenEndpointConfig extends ClientCredentials {
+  tokenEndpoint: string;
+}
+
+/** A token request that failed: the server's RFC 6749 section 5.2 error (when it sent one) is kept in `oauthError`. */
+export class TokenRequestError extends FlowError {
+  readonly oauthError?: OAuthError;
+  readonly status?: number;
+
+  constructor(message: string, hint: string | undefined, oauthError?: OAuthError, status?: number) {
+    super(message, hint);
+    if (oauthError) this.oauthError = oauthError;
+    if (status !== undefined) this.status = status;
+  }
+}
+
+/**
+ * One token request (RFC 6749 sections 4.1.3 and 6): POSTs the grant with the client's authentication and
+ * returns the token response exactly as received. Failures are TokenRequestError (exit 1) with one line.
+ */
+export async function requestToken(http: HttpClient, config: TokenEndpointConfig, grant: GrantParams): Promise<TokenResponse> {
+  const req = buildTokenRequest(config.tokenEndpoint, config, grant);
+  const res = await http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+  try {
+    return parseTokenResponse(res.status, res.headers['content-type'], res.body);
+  } catch (err) {
+    if (err instanceof OAuthError) {
+      const meaning = explainOAuthError(err.error);
+      throw new TokenRequestError(err.message, meaning ? `${meaning}; HTTP ${res.status}` : `HTTP ${res.status}`, err, res.status);
+    }
+    if (err instanceof TokenResponseError) {
+      throw new TokenRequestError(err.message, 'run with --verbose to see the exchange; check --token-endpoint', undefined, res.status);
+    }
+    throw err;
+  }
+}
