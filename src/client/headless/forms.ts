@@ -26,8 +26,8 @@ export interface FormSubmission {
 }
 
 export type PageAction =
-  | { kind: 'login'; form: HtmlForm; submission: FormSubmission; hasUsername: boolean }
-  | { kind: 'identifier'; form: HtmlForm; submission: FormSubmission }
+  | { kind: 'login'; form: HtmlForm; button?: FormField | undefined; submission: FormSubmission; hasUsername: boolean }
+  | { kind: 'identifier'; form: HtmlForm; button?: FormField | undefined; submission: FormSubmission }
   | { kind: 'consent'; decision: ConsentDecision; form: HtmlForm; button: FormField; submission: FormSubmission }
   | { kind: 'consent-link'; decision: ConsentDecision; link: HtmlLink }
   | { kind: 'auto-submit'; form: HtmlForm; submission: FormSubmission }
@@ -120,7 +120,7 @@ export function buildSubmission(form: HtmlForm, button: FormField | undefined, v
       // an unusable formaction: the form's own action stays
     }
   }
-  const params = new URLSearchParams(fields.map((f) => [f.name, f.value]));
+  const params = new URLSearchParams(fields.map((f): [string, string] => [f.name, f.value]));
   if (method === 'GET') {
     const target = new URL(url);
     target.search = params.toString();
@@ -166,8 +166,8 @@ export function decidePageAction(page: HtmlPage, options: DecideOptions): PageAc
     const username = usernameField(form, password);
     const roles = new Map<FormField, FilledField['role']>([[password, 'password']]);
     if (username) roles.set(username, 'username');
-    const submission = buildSubmission(form, firstSubmit(form, 'deny'), roles, credentials);
-    return { kind: 'login', form, submission, hasUsername: username !== undefined };
+    const button = firstSubmit(form, 'deny');
+    return { kind: 'login', form, button, submission: buildSubmission(form, button, roles, credentials), hasUsername: username !== undefined };
   }
 
   // Identifier-first login: an account-name field alone, the password comes on the next page.
@@ -175,7 +175,8 @@ export function decidePageAction(page: HtmlPage, options: DecideOptions): PageAc
     const username = form.fields.find((f) => usernameScore(f) >= 5);
     if (!username) continue;
     const roles = new Map<FormField, FilledField['role']>([[username, 'username']]);
-    return { kind: 'identifier', form, submission: buildSubmission(form, firstSubmit(form, 'deny'), roles, credentials) };
+    const button = firstSubmit(form, 'deny');
+    return { kind: 'identifier', form, button, submission: buildSubmission(form, button, roles, credentials) };
   }
 
   // Consent: the button (or, failing that, the link) that gives the wanted answer.

@@ -60,6 +60,11 @@ export async function startFormServer(options: FormServerOptions = {}): Promise<
     if (url.pathname === '/app/spa') {
       return html(200, page('Sign in', '<div id="root"></div><script src="/bundle.js"></script><noscript>Enable JavaScript</noscript>'));
     }
+    if (url.pathname === '/bundle.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      // The login form exists only once this script has run.
+      return res.end(`document.getElementById('root').innerHTML = ${JSON.stringify(loginPage('both', csrf).replace(/^.*<body>|<\/body>.*$/g, '').replace('<form method="POST">', '<form method="POST" action="/app/login">'))};`);
+    }
     if (!session) return html(400, page('Error', '<p class="error-message">Your session has expired.</p>'));
 
     if (url.pathname === '/app/login' && req.method === 'GET') return html(200, loginPage(options.identifierFirst ? 'identifier' : 'both', csrf));
