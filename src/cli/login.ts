@@ -8,10 +8,11 @@ import type { Renderer } from '../output/render.js';
 import { addCommonOptions, parseInteger, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
 import type { IO } from './io.js';
+import { addHeadlessOptions, headlessUserAgentFor, wantsHeadless, type HeadlessOptionsInput } from './headless-options.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-export interface LoginOptions extends FlowOptionsInput, CommonOptions {
+export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessOptionsInput {
   /** false with --no-browser */
   browser?: boolean;
   timeout?: number;
@@ -30,7 +31,7 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
-    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? chooseUserAgent(options)]);
+    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? chooseUserAgent(options, io)]);
     const result = await runAuthorizationCodeFlow({
       config,
       userAgent,
@@ -51,8 +52,9 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
   }
 }
 
-/** The system browser, or with --no-browser the URL printed on stderr. */
-export async function chooseUserAgent(options: LoginOptions): Promise<UserAgent> {
+/** The system browser, with --no-browser the URL printed on stderr, with --headless the built-in agent. */
+export async function chooseUserAgent(options: LoginOptions, io: IO): Promise<UserAgent> {
+  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env);
   if (options.browser === false) return (await import('../client/user-agent.js')).printUrlUserAgent;
   return (await import('../client/browser.js')).systemBrowserUserAgent;
 }
@@ -88,12 +90,14 @@ export function register(program: Command, io: IO): void {
     .option('--timeout <SECONDS>', `give up waiting for the redirect after this many seconds (default ${DEFAULT_LOGIN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
     .option('--json', 'print the token response exactly as received')
     .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'));
+  addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
     .addHelpText('after', `
 Examples:
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
   $ oauthctl login --issuer https://id.example.com --client-id web --client-secret s3cret --scope "openid profile"
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --no-browser --json
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
   $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`)
     .action(async (options: LoginOptions, command: Command) => {
       setExitCode(command, await runLogin(options, io));

@@ -26,7 +26,8 @@ export interface HeadlessUserAgentOptions {
 export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): UserAgent {
   return async (ctx: UserAgentContext) => {
     const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer, env: ctx.io.env });
+    // The command has already warned about --insecure with its own client: no second warning.
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {
