@@ -1,7 +1,120 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type MockConfigInput, type MockServer } from '../mock/index.js';
+import { redact } from '../output/redact.js';
+import { addCommonOptions, parseInteger, setExitCode } from './command.js';
 import type { IO } from './io.js';
 
-// Placeholder until the command lands.
-export function register(program: Command, _io: IO): void {
-  program.command('serve-mock').description('not built yet');
+export interface ServeMockOptions {
+  host?: string;
+  port?: number;
+  config?: string;
+  /** false with --no-consent. */
+  consent?: boolean;
+  autoLogin?: string;
+  json?: boolean;
+  quiet?: boolean;
+  showSecrets?: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Starts the mock and keeps it running until `stop` fires (SIGINT/SIGTERM from the command), then
+ * closes it. Resolves to the exit code.
+ */
+export async function runServeMock(options: ServeMockOptions, io: IO, stop: AbortSignal): Promise<number> {
+  let input: MockConfigInput | undefined;
+  let server: MockServer;
+  try {
+    if (options.config !== undefined) input = await loadMockConfig(options.config);
+    server = await createMockServer(input, {
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      consent: options.consent !== false,
+      ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+      ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
+    });
+  } catch (err) {
+    if (err instanceof MockConfigError) {
+      const where = options.config !== undefined ? `invalid configuration in ${options.config}: ` : '';
+      throw new UsageError(`${where}${err.errors.join('; ')}`, 'fix the fields named and start again');
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host ?? '127.0.0.1'} is already in use`, 'choose another --port, or --port 0 for a free one');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0} (${code})`, 'use --host 127.0.0.1 and a port above 1023');
+    }
+    throw err;
+  }
+
+  if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl })}\n`);
+  else io.stdout.write(describe(server, input === undefined, options));
+  if (options.host !== undefined && !LOOPBACK.has(options.host)) {
+    io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
+  }
+
+  if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+  await server.close();
+  return 0;
+}
+
+function describe(server: MockServer, defaults: boolean, options: ServeMockOptions): string {
+  const show = defaults || options.showSecrets === true;
+  const secret = (s: string) => (show ? s : redact(s));
+  const lines = [
+    'oauthctl mock authorization server',
+    `  issuer, auth_url   ${server.issuer}`,
+    `  authorize          ${server.authUrl}/authorize`,
+    `  token              ${server.authUrl}/token`,
+    `  metadata           ${server.issuer}/.well-known/openid-configuration`,
+    `  base_url (API)     ${server.baseUrl}   GET /photos (scope photo), GET /me`,
+  ];
+  for (const user of server.config.users.values()) lines.push(`  user               ${user.username} / ${secret(user.password)}`);
+  for (const client of server.config.clients.values()) {
+    const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${client.tokenEndpointAuthMethod}` : 'public, no secret';
+    const pkce = client.requirePkce ? ', PKCE required' : '';
+    lines.push(`  client             ${client.clientId} (${kind}${pkce})`);
+    lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
+  }
+  if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
+  if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
+  else if (options.consent === false) lines.push('  consent            off (--no-consent)');
+  lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
+  return lines.join('\n');
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program
+    .command('serve-mock')
+    .description('Run the built-in mock authorization server: login and consent pages, PKCE, JWT access tokens, refresh, discovery, and a protected API.')
+    .option('--host <H>', 'address to listen on (default 127.0.0.1, loopback only)')
+    .option('--port <P>', 'port to listen on; 0 picks a free one (default 0)', parseInteger('--port', 0, 65535))
+    .option('--config <FILE>', 'clients, users, scopes, lifetimes and signing algorithm from a JSON or JSONC file')
+    .option('--no-consent', 'never show the consent page')
+    .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
+    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
+    .option('-q, --quiet', 'do not log requests');
+  addCommonOptions(cmd)
+    .addHelpText('after', `
+Examples:
+  $ oauthctl serve-mock --port 9000
+  $ oauthctl serve-mock --port 0 --json --auto-login alice
+  $ oauthctl serve-mock --config fixtures/mock/example.jsonc
+
+Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
+public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,
+http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM.`)
+    .action(async (options: ServeMockOptions, command: Command) => {
+      const controller = new AbortController();
+      const onSignal = () => controller.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        setExitCode(command, await runServeMock(options, io, controller.signal));
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
 }

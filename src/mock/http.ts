@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { MockConfig } from './config.js';
+import type { SigningKeys } from './keys.js';
+import type { MockStore } from './store.js';
+
+/** Everything a handler needs: the configuration, the store, the keys, the clock. */
+export interface MockState {
+  config: MockConfig;
+  issuer: string;
+  baseUrl: string;
+  /** Cookies get `Secure` when the issuer is https. */
+  secureCookies: boolean;
+  /** false with --no-consent: no consent page for any client. */
+  consent: boolean;
+  autoLogin?: string;
+  now(): number;
+  store: MockStore;
+  keys(): Promise<SigningKeys>;
+}
+
+/** What the request log line says about a request, filled in by the handler. */
+export interface LogFields {
+  clientId?: string;
+  outcome?: string;
+  error?: string;
+  errorDescription?: string;
+}
+
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  state: MockState;
+  log: LogFields;
+}
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+/** Reads a request body up to `limit` bytes; past it, 413 (the rest is not read). */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(new HttpError(413, 'invalid_request', `the request body is larger than ${limit} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new HttpError(413, 'invalid_request', `the request body is larger than ${limit} bytes`));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** True when the request carries an application/x-www-form-urlencoded body (RFC 6749 section 4.1.3). */
+export function isFormBody(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return type !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+}
+
+/**
+ * Parameters with one value each. RFC 6749 section 3.1: parameters sent without a value are treated
+ * as omitted, and no parameter may be included more than once (`duplicate` names the first such).
+ */
+export function singleParams(params: URLSearchParams): { values: Map<string, string>; duplicate?: string } {
+  const values = new Map<string, string>();
+  const seen = new Set<string>();
+  let duplicate: string | undefined;
+  for (const [key, value] of params) {
+    if (seen.has(key)) duplicate ??= key;
+    seen.add(key);
+    if (value !== '') values.set(key, value);
+  }
+  return duplicate === undefined ? { values } : { values, duplicate };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** RFC 6749 section 5.2 error body; `no-store` as for every token-endpoint response (section 5.1). */
+export function sendOAuthError(ex: Exchange, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  ex.log.error = error;
+  ex.log.errorDescription = description;
+  ex.log.outcome ??= 'refused';
+  sendJson(ex.res, status, { error, error_description: description }, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers });
+}
+
+export function redirect(res: ServerResponse, location: string, status = 302): void {
+  res.writeHead(status, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
+}
+
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** A quoted-string for WWW-Authenticate (RFC 9110 section 5.6.4). */
+export function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]/g, '?')}"`;
+}

@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './config.js';
+import type { MockState } from './http.js';
+import type { SigningKeys } from './keys.js';
+import { createRequestListener, type MockLogEntry } from './router.js';
+import { MockStore } from './store.js';
+
+export type { MockConfig, MockConfigInput, MockClient, MockUser, MockScope, MockLifetimes, MockClientInput, MockUserInput, SigningAlg, TokenEndpointAuthMethod } from './config.js';
+export { DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './config.js';
+export type { MockLogEntry } from './router.js';
+export { serverMetadata } from './discovery.js';
+export { matchRedirectUri } from './redirect-uri.js';
+
+export interface MockServerOptions {
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default true; false (--no-consent) skips the consent page for every client. */
+  consent?: boolean;
+  /** An account name: skip login and consent and issue the code for this user at once. */
+  autoLogin?: string;
+  /** Called once per request. */
+  log?: (entry: MockLogEntry) => void;
+  /** Clock in milliseconds, for tests. */
+  now?: () => number;
+}
+
+export interface MockServer {
+  issuer: string;
+  /** Same as the issuer: `{auth_url}/authorize`, `{auth_url}/token`. */
+  authUrl: string;
+  /** The protected API: `{base_url}/photos`, `{base_url}/me`. */
+  baseUrl: string;
+  port: number;
+  config: MockConfig;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 10_000;
+
+/**
+ * Starts the mock authorization server (library mode: tests run it in-process). Throws
+ * MockConfigError when the configuration is invalid (each error names its field).
+ */
+export async function createMockServer(input?: MockConfigInput, options: MockServerOptions = {}): Promise<MockServer> {
+  const config = resolveMockConfig(input ?? {});
+  if (options.autoLogin !== undefined && !config.users.has(options.autoLogin)) {
+    throw new MockConfigError([`auto-login: no user ${JSON.stringify(options.autoLogin)} in the configuration (users: ${[...config.users.keys()].join(', ')})`]);
+  }
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? Date.now;
+  let keys: Promise<SigningKeys> | undefined;
+  const state: MockState = {
+    config,
+    issuer: '',
+    baseUrl: '',
+    secureCookies: false,
+    consent: options.consent !== false,
+    ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+    now,
+    store: new MockStore(now),
+    // jose and the key generation stay off the start-up path; the first token waits for them.
+    keys: () => (keys ??= import('./keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
+  };
+  const server = createServer({ keepAliveTimeout: 5000 }, createRequestListener(state, options.log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  state.issuer = `http://${hostInUrl}:${port}`;
+  state.baseUrl = `${state.issuer}/api`;
+  state.keys().catch(() => undefined);
+  const sweep = setInterval(() => state.store.sweep(), SWEEP_INTERVAL_MS);
+  sweep.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    issuer: state.issuer,
+    authUrl: state.issuer,
+    baseUrl: state.baseUrl,
+    port,
+    config,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        clearInterval(sweep);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
+
+/** Reads a configuration file: JSON, or JSONC (comments and trailing commas allowed). */
+export async function loadMockConfig(file: string): Promise<MockConfigInput> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new MockConfigError([`${file}: cannot read the file${code ? ` (${code})` : ''}`]);
+  }
+  try {
+    return JSON.parse(stripJsonComments(text)) as MockConfigInput;
+  } catch (err) {
+    throw new MockConfigError([`${file}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+}
+
+/** One readable log line: `GET /authorize 302 client=photo-cli code issued`. */
+export function formatLogEntry(entry: MockLogEntry): string {
+  let line = `${entry.time} ${entry.method} ${entry.path} ${entry.status}`;
+  if (entry.client_id !== undefined) line += ` client=${entry.client_id}`;
+  line += ` ${entry.outcome}`;
+  if (entry.error !== undefined) line += ` error=${entry.error}`;
+  if (entry.error_description !== undefined) line += ` (${entry.error_description})`;
+  return `${line} ${entry.duration_ms}ms`;
+}

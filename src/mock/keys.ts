@@ -1,0 +1,54 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type KeyObject } from 'jose';
+import type { SigningAlg } from './config.js';
+
+/**
+ * The mock's signing key, generated once at start-up and kept as a key object, so that no request
+ * generates or imports a key. Loaded lazily (jose and key generation stay off the start-up path).
+ */
+export interface SigningKeys {
+  alg: SigningAlg;
+  kid: string;
+  /** The public JWK Set served at /jwks (RFC 7517 section 5). */
+  jwks: { keys: JWK[] };
+  /** RFC 9068: a JWT access token, `typ: at+jwt`. */
+  signAccessToken(claims: JWTPayload): Promise<string>;
+  /** OpenID Connect Core 2: an ID token, `typ: JWT`. */
+  signIdToken(claims: JWTPayload): Promise<string>;
+  /** Checks signature, typ at+jwt, issuer and audience; resolves to the claims or rejects. */
+  verifyAccessToken(token: string, issuer: string, audience: string, now: number): Promise<JWTPayload>;
+}
+
+export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const jwk = await exportJWK(publicKey);
+  const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
+  const publicJwk: JWK = { ...jwk, kid, alg, use: 'sig' };
+  const sign = (claims: JWTPayload, typ: string) =>
+    new SignJWT(claims).setProtectedHeader({ alg, typ, kid }).sign(privateKey as CryptoKey | KeyObject);
+  return {
+    alg,
+    kid,
+    jwks: { keys: [publicJwk] },
+    signAccessToken: (claims) => sign(claims, 'at+jwt'),
+    signIdToken: (claims) => sign(claims, 'JWT'),
+    async verifyAccessToken(token, issuer, audience, now) {
+      const { payload } = await jwtVerify(token, publicKey, {
+        algorithms: [alg],
+        issuer,
+        audience,
+        typ: 'at+jwt',
+        currentDate: new Date(now),
+        requiredClaims: ['exp', 'iat', 'sub', 'jti', 'client_id'],
+      });
+      return payload;
+    },
+  };
+}
+
+/** OpenID Connect Core 3.1.3.6: at_hash is the left half of the SHA-256 of the access token (RS256, ES256). */
+export function accessTokenHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+export const newJti = (): string => randomUUID();

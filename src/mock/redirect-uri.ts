@@ -1,0 +1,34 @@
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * RFC 6749 section 3.1.2.3 and RFC 9700 section 4.1.3: the redirect URI must equal a registered one,
+ * character for character, except that the port of a loopback redirect URI is ignored
+ * (RFC 8252 section 7.3; `localhost` is treated like the IP literals, as Keycloak and Okta do).
+ */
+export function matchRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let url: URL;
+  try {
+    url = new URL(requested);
+  } catch {
+    return false;
+  }
+  // Only the canonical spelling may differ from the registration by its port: no case, dot-segment
+  // or encoding games, no credentials, no fragment.
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname) || url.href !== requested || url.username || url.password || url.hash) return false;
+  const withoutPort = `${url.protocol}//${url.hostname}${url.pathname}${url.search}`;
+  return registered.includes(withoutPort);
+}
+
+/** Adds parameters to a redirect URI, keeping the query it already has (RFC 6749 section 3.1.2). */
+export function withParams(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(key, value);
+  return url.href;
+}
+
+/** The origin a form's redirect goes to, for the form-action directive of the page's CSP. */
+export function redirectOrigin(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin === 'null' ? url.protocol : url.origin;
+}
