@@ -48,9 +48,11 @@ export function addHeadlessOptions(cmd: Command, env: NodeJS.ProcessEnv): Comman
   addCredentialOptions(cmd);
   cmd.addOption(new Option('--consent <ANSWER>', 'answer to the consent page with --headless (default approve)').choices(['approve', 'deny']));
   addBrowserDriverOptions(cmd);
-  return cmd.hook('preAction', (_, action) => {
+  return cmd.hook('preAction', async (_, action) => {
     const raw = action.opts<HeadlessOptionsInput>();
-    if (wantsHeadless(raw)) resolveHeadlessOptions(raw, env);
+    if (!wantsHeadless(raw)) return;
+    const settings = resolveHeadlessOptions(raw, env);
+    if (settings.browserDriver) await (await import('../client/browser-driver.js')).checkBrowserDriver(settings.browserPath, env);
   });
 }
 

@@ -55,6 +55,13 @@ async function loadPlaywright(): Promise<typeof import('playwright-core')> {
   }
 }
 
+/** Fails with one line (exit 2) when playwright-core or the browser is missing; returns the browser path. */
+export async function checkBrowserDriver(browserPath: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  const path = findBrowser(browserPath, env);
+  await loadPlaywright();
+  return path;
+}
+
 /**
  * `login --headless --browser-driver chromium`: the same login as the built-in headless agent, through
  * a real headless Chromium (for login pages that need JavaScript). The page decisions are the headless

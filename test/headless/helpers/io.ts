@@ -1,0 +1,18 @@
+import { PassThrough } from 'node:stream';
+import type { IO } from '../../../src/cli/io.js';
+
+export interface MemoryIO extends IO {
+  out(): string;
+  err(): string;
+}
+
+/** Streams that collect what a command writes, for running the CLI in-process with run(argv, io). */
+export function memoryIO(env: NodeJS.ProcessEnv = {}): MemoryIO {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return { stdout, stderr, stdin: new PassThrough(), env: { NO_COLOR: '1', PATH: process.env.PATH ?? '', ...env }, out: () => out, err: () => err };
+}
