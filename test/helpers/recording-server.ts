@@ -43,6 +43,8 @@ export interface RecordingServer {
   documents: Map<string, { status?: number; body: unknown }>;
   /** Codes issued, with what the authorization request carried. */
   codes: Map<string, Record<string, string>>;
+  /** Forget requests and behaviour (between tests). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,13 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     token: {},
     documents,
     codes,
+    reset() {
+      requests.length = 0;
+      codes.clear();
+      documents.clear();
+      state.authorize = {};
+      state.token = {};
+    },
     close: async () => undefined,
   };
 
