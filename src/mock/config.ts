@@ -198,7 +198,7 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     ok = false;
     fail(`${field}.${f}`, m);
   };
-  if (typeof c.client_id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(c.client_id)) bad('client_id', 'must be a non-empty string of printable ASCII without spaces');
+  if (typeof c.client_id !== 'string' || !/^[\x20-\x7e]{1,200}$/.test(c.client_id)) bad('client_id', 'must be a non-empty string of printable ASCII (RFC 6749 appendix A.1)');
   else if (clients.has(c.client_id)) bad('client_id', `duplicate client_id ${JSON.stringify(c.client_id)}`);
   if (c.client_secret !== undefined && c.client_secret !== null && (typeof c.client_secret !== 'string' || c.client_secret.length === 0)) bad('client_secret', 'must be a non-empty string, or null for a public client');
   if (c.client_name !== undefined && typeof c.client_name !== 'string') bad('client_name', 'must be a string');
