@@ -20,4 +20,11 @@ export const COMMANDS: Record<string, Entry> = {
   call: { summary: 'call a protected API with a bearer token', load: () => import('./call.js') },
   'serve-mock': { summary: 'run the built-in mock authorization server', load: () => import('./serve-mock.js') },
   demo: { summary: 'run login --pkce against the built-in mock, then call its API', load: () => import('./demo.js') },
+  profile: { summary: 'manage named profiles of flow options (list, show, add, remove)', load: () => import('./profile.js') },
+  token: { summary: 'print a valid cached access token, refreshing it first when it has expired', load: () => import('./token.js') },
+  status: { summary: 'tell whether a cached login is valid (exit 0) or a login is needed (exit 1)', load: () => import('./status.js') },
+  logout: { summary: 'revoke the cached tokens (RFC 7009) and forget them', load: () => import('./logout.js') },
+  listen: { summary: 'run only the loopback redirect listener and explain what arrives', load: () => import('./listen.js') },
+  decode: { summary: "show a JWT's header and claims; --verify checks it against the issuer's keys", load: () => import('./decode.js') },
+  completion: { summary: 'print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 };

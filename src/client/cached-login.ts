@@ -1,0 +1,133 @@
+import { FlowError, UsageError } from '../errors.js';
+import type { ClientAuthMethod } from '../oauth/token-request.js';
+import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from './config-store.js';
+import type { HttpClient } from './http.js';
+import type { Env } from './paths.js';
+import {
+  getValidAccessToken,
+  listCachedTokens,
+  openTokenCache,
+  readCachedTokens,
+  refreshCached,
+  type CachedTokens,
+  type RefreshTokens,
+  type TokenCache,
+  type TokenCacheKey,
+  type ValidToken,
+} from './token-cache.js';
+import { requestToken } from './token.js';
+
+/**
+ * Which cached login a command means: `--profile` (or OAUTHCTL_PROFILE); else `--issuer`, `--auth-url`
+ * or `--token-endpoint` with `--client-id`; else the only login in the cache.
+ */
+export interface CachedLoginSelector {
+  profile?: string | undefined;
+  config?: string | undefined;
+  issuer?: string | undefined;
+  authUrl?: string | undefined;
+  tokenEndpoint?: string | undefined;
+  clientId?: string | undefined;
+  /** For a refresh by a confidential client; else OAUTHCTL_CLIENT_SECRET, else the profile's. */
+  clientSecret?: string | undefined;
+}
+
+export interface CachedLogin {
+  key: TokenCacheKey;
+  entry: CachedTokens | undefined;
+  cache: TokenCache;
+}
+
+/** The key the selector names, without reading the cache; undefined when it names none. */
+export function keyFromSelector(selector: CachedLoginSelector, env: Env): TokenCacheKey | undefined {
+  const profile = selectedProfileName(selector.profile, env);
+  if (profile !== undefined) return { profile };
+  const tokenEndpoint = selector.tokenEndpoint ?? (selector.authUrl !== undefined ? `${selector.authUrl.replace(/\/+$/, '')}/token` : undefined);
+  if (selector.issuer === undefined && tokenEndpoint === undefined) return undefined;
+  if (selector.clientId === undefined) {
+    throw new UsageError('--client-id is needed with --issuer, --auth-url or --token-endpoint to find a cached login', 'or use --profile NAME');
+  }
+  return { issuer: selector.issuer, tokenEndpoint, clientId: selector.clientId };
+}
+
+/** The same key a login saved under: its profile, else issuer (or token endpoint) and client id. */
+export function keyOfEntry(entry: CachedTokens): TokenCacheKey {
+  if (entry.profile !== undefined) return { profile: entry.profile };
+  return { issuer: entry.issuer, tokenEndpoint: entry.token_endpoint, clientId: entry.client_id };
+}
+
+/** Finds the login the selector means. `entry` is undefined when nothing is cached for it. */
+export async function findCachedLogin(selector: CachedLoginSelector, env: Env, cache: TokenCache = openTokenCache(env)): Promise<CachedLogin> {
+  const key = keyFromSelector(selector, env);
+  if (key !== undefined) return { key, entry: await readCachedTokens(cache, key), cache };
+  const all = await listCachedTokens(cache);
+  if (all.length === 0) return { key: {}, entry: undefined, cache };
+  if (all.length > 1) {
+    const names = all.map(({ entry }) => (entry.profile !== undefined ? `--profile ${entry.profile}` : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`));
+    throw new UsageError(`${all.length} logins are cached; say which one`, names.join(' | '));
+  }
+  const only = all[0]!.entry;
+  return { key: keyOfEntry(only), entry: only, cache };
+}
+
+/**
+ * A refresh_token grant (RFC 6749 section 6) through the token request `login` uses. A confidential
+ * client's secret comes from the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile.
+ */
+export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env): RefreshTokens {
+  return async (entry) => {
+    const authMethod = entry.auth_method as ClientAuthMethod;
+    let clientSecret: string | undefined;
+    if (authMethod !== 'none') {
+      clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
+      if (clientSecret === undefined && entry.profile !== undefined) {
+        const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
+        if (selection) clientSecret = profileClientSecret(selection.name, selection.profile, env);
+      }
+      if (clientSecret === undefined) {
+        throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
+      }
+    }
+    return requestToken(http, { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod }, {
+      grant_type: 'refresh_token',
+      refresh_token: entry.refresh_token,
+    });
+  };
+}
+
+export interface CachedTokenContext {
+  http: HttpClient;
+  env: Env;
+  /** Injected clock and directory for tests; default the real ones. */
+  cache?: TokenCache;
+}
+
+/**
+ * A valid access token from the cache, refreshed first when it has expired. For `call` and any
+ * command that needs "the token I logged in with". FlowError (exit 1) when a login is needed.
+ */
+export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
+  const found = await findCachedLogin(selector, ctx.env, ctx.cache);
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  const result = await getValidAccessToken(found.cache, found.key, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  return { ...result, key: found.key };
+}
+
+/**
+ * After a protected resource answered 401 to `rejectedAccessToken`: refresh once and return the new
+ * token (or the one another run already put in its place).
+ */
+export async function refreshAfterUnauthorized(
+  selector: CachedLoginSelector,
+  rejectedAccessToken: string,
+  ctx: CachedTokenContext,
+): Promise<ValidToken & { key: TokenCacheKey }> {
+  const found = await findCachedLogin(selector, ctx.env, ctx.cache);
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  return { ...result, key: found.key };
+}
+
+function noLoginCached(): FlowError {
+  return new FlowError('no login is cached', 'log in first: oauthctl login --profile NAME (or with the flow options)');
+}
