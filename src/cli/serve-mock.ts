@@ -26,8 +26,15 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export async function runServeMock(options: ServeMockOptions, io: IO, stop: AbortSignal): Promise<number> {
   let input: MockConfigInput | undefined;
   let server: MockServer;
+  if (options.config !== undefined) {
+    try {
+      input = await loadMockConfig(options.config);
+    } catch (err) {
+      if (err instanceof MockConfigError) throw new UsageError(err.message, 'give a readable JSON or JSONC file');
+      throw err;
+    }
+  }
   try {
-    if (options.config !== undefined) input = await loadMockConfig(options.config);
     server = await createMockServer(input, {
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
@@ -37,7 +44,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     });
   } catch (err) {
     if (err instanceof MockConfigError) {
-      const where = options.config !== undefined ? `invalid configuration in ${options.config}: ` : '';
+      const where = options.config !== undefined && !err.errors[0]?.startsWith('auto-login') ? `invalid configuration in ${options.config}: ` : '';
       throw new UsageError(`${where}${err.errors.join('; ')}`, 'fix the fields named and start again');
     }
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,0 +1,84 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runServeMock } from '../../src/cli/serve-mock.js';
+import type { IO } from '../../src/cli/io.js';
+
+function memoryIO(): IO & { out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return { stdout, stderr, stdin: new PassThrough(), env: {}, out: () => out, err: () => err };
+}
+
+describe('oauthctl serve-mock (in-process)', () => {
+  it('prints the URLs and default credentials, logs each request as one line, stops on abort', async () => {
+    const io = memoryIO();
+    const stop = new AbortController();
+    const done = runServeMock({ port: 0 }, io, stop.signal);
+    while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
+    expect(io.out()).toMatch(/alice \/ wonderland/);
+    expect(io.out()).toMatch(/photo-web \(secret photo-web-secret, client_secret_basic\)/);
+    expect(io.out()).toMatch(/photo-cli \(public, no secret, PKCE required\)/);
+    const issuer = /issuer, auth_url\s+(\S+)/.exec(io.out())![1]!;
+    await fetch(`${issuer}/authorize?client_id=photo-cli`);
+    stop.abort();
+    expect(await done).toBe(0);
+    expect(io.err()).toMatch(/GET \/authorize 400 client=photo-cli error page error=invalid_request \(the request has no redirect_uri parameter/);
+  });
+
+  it('--json logs JSON lines; a custom config hides secrets unless --show-secrets', async () => {
+    const io = memoryIO();
+    const stop = new AbortController();
+    const done = runServeMock({ port: 0, config: 'fixtures/mock/minimal.json', quiet: false }, io, stop.signal);
+    while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
+    expect(io.out()).toMatch(/carol \/ \[redacted 12 chars\]/);
+    stop.abort();
+    await done;
+  });
+});
+
+describe('oauthctl serve-mock (process)', () => {
+  it('--json prints exactly one line once listening, logs JSON to stderr, exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--auto-login', 'alice'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const [first] = (await once(lines, 'line')) as [string];
+      const urls = JSON.parse(first) as Record<string, string>;
+      expect(Object.keys(urls)).toEqual(['issuer', 'auth_url', 'base_url']);
+      expect(urls.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(urls.base_url).toBe(`${urls.auth_url}/api`);
+      const meta = await fetch(`${urls.issuer}/.well-known/openid-configuration`);
+      expect(meta.status).toBe(200);
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      await new Promise((r) => setTimeout(r, 50));
+      const closed = once(child, 'close');
+      child.kill('SIGTERM');
+      const [code] = (await closed) as [number];
+      expect(code).toBe(0);
+      const entry = JSON.parse(stderr.trim().split('\n')[0]!) as Record<string, unknown>;
+      expect(entry).toMatchObject({ method: 'GET', path: '/.well-known/openid-configuration', status: 200, outcome: 'ok' });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('an invalid --config exits 2 with one line naming the field', () => {
+    const result = spawnSync(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--config', 'fixtures/mock/minimal.json', '--auto-login', 'alice'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^oauthctl: error: auto-login: no user "alice"/);
+    const missing = spawnSync(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--config', 'no/such/file.json'], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    const invalid = spawnSync(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--config', 'test/mock/bad-config.json'], { encoding: 'utf8' });
+    expect(invalid.status).toBe(2);
+    expect(invalid.stderr).toMatch(/^oauthctl: error: invalid configuration in test\/mock\/bad-config\.json: clients\[1\]\.redirect_uris\[0\]: must be an absolute URL/);
+    expect(missing.stderr).toMatch(/^oauthctl: error: no\/such\/file\.json: cannot read the file \(ENOENT\)/);
+  });
+});
