@@ -26,5 +26,6 @@ export const COMMANDS: Record<string, Entry> = {
   logout: { summary: 'revoke the cached tokens (RFC 7009) and forget them', load: () => import('./logout.js') },
   listen: { summary: 'run only the loopback redirect listener and explain what arrives', load: () => import('./listen.js') },
   decode: { summary: "show a JWT's header and claims; --verify checks it against the issuer's keys", load: () => import('./decode.js') },
+  audit: { summary: "probe an authorization server's security properties through headless logins (CI)", load: () => import('./audit.js') },
   completion: { summary: 'print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 };

@@ -57,14 +57,14 @@ export function addHeadlessOptions(cmd: Command, env: NodeJS.ProcessEnv): Comman
 }
 
 /** Checks the options and fills username and password from the environment; bad input is one line, exit 2. */
-export function resolveHeadlessOptions(raw: HeadlessOptionsInput, env: NodeJS.ProcessEnv): HeadlessSettings {
+export function resolveHeadlessOptions(raw: HeadlessOptionsInput, env: NodeJS.ProcessEnv, command = '--headless'): HeadlessSettings {
   const username = raw.username ?? nonEmpty(env[USERNAME_ENV]);
   const password = raw.password ?? nonEmpty(env[PASSWORD_ENV]);
   if (username === undefined || username === '') {
-    throw new UsageError('--headless needs --username', `give --username or set ${USERNAME_ENV}`);
+    throw new UsageError(`${command} needs --username`, `give --username or set ${USERNAME_ENV}`);
   }
   if (password === undefined) {
-    throw new UsageError('--headless needs --password', `give --password or set ${PASSWORD_ENV}`);
+    throw new UsageError(`${command} needs --password`, `give --password or set ${PASSWORD_ENV}`);
   }
   const consent = raw.consent ?? 'approve';
   if (consent !== 'approve' && consent !== 'deny') throw new UsageError(`--consent must be approve or deny, got ${JSON.stringify(consent)}`);

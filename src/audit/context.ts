@@ -1,0 +1,215 @@
+import { FlowError } from '../errors.js';
+import type { FlowConfig } from '../client/flow-config.js';
+import type { HttpClient } from '../client/http.js';
+import { CookieJar } from '../client/headless/cookies.js';
+import { navigate } from '../client/headless/navigate.js';
+import type { Credentials } from '../client/headless/forms.js';
+import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
+import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
+import { parseOAuthErrorBody, type OAuthErrorFields } from '../oauth/errors.js';
+import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
+import { generateState } from '../oauth/random.js';
+import { buildTokenRequest, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
+import { ProbeFailure } from './types.js';
+
+/** What the audit knows about the server and the client(s) it may use. */
+export interface AuditSetup {
+  config: FlowConfig;
+  http: HttpClient;
+  credentials: Credentials;
+  /** A second registered client, for the code-to-client binding probe. */
+  secondClient?: ClientCredentials | undefined;
+  /** The issuer, when known (--issuer or discovery at the authorization server). */
+  issuer?: string | undefined;
+  metadata?: AuthorizationServerMetadata | undefined;
+  trace?: ((line: string) => void) | undefined;
+  showSecrets?: boolean | undefined;
+  maxSteps?: number | undefined;
+}
+
+/** An authorization request, the client's own by default; a probe changes what it tests. */
+export interface AuthorizeParams {
+  clientId?: string;
+  redirectUri?: string;
+  responseType?: string;
+  state?: string;
+  scopes?: readonly string[];
+  /** A PKCE pair to send; null sends no code_challenge at all; undefined: the client's default. */
+  pkce?: PkcePair | { codeChallenge: string; codeChallengeMethod: CodeChallengeMethod } | null;
+  extraParams?: Record<string, string>;
+}
+
+export type AuthorizeOutcome =
+  /** The server sent the user agent to the redirect URI (not followed). */
+  | { kind: 'redirect'; url: string; params: Record<string, string>; via: 'query' | 'fragment' | 'form_post' }
+  /** The server showed a page and stopped there (an error page, for an invalid request). */
+  | { kind: 'page'; url: string; status: number; text: string }
+  /** The server sent the user agent to another site, which the audit does not visit. */
+  | { kind: 'elsewhere'; url: string };
+
+export interface IssuedCode {
+  code: string;
+  redirectUri: string;
+  pkce?: PkcePair | undefined;
+  params: Record<string, string>;
+}
+
+/** A token endpoint exchange as seen on the wire, kept for the probes that look at all of them. */
+export interface TokenExchange {
+  grantType: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json?: unknown;
+  error?: OAuthErrorFields;
+}
+
+/** A token request that was refused: the status and the RFC 6749 error, for a probe's detail. */
+export function describeExchange(x: TokenExchange): string {
+  if (x.error) return `HTTP ${x.status} ${x.error.error}`;
+  if (x.status === 200 && x.json && typeof x.json === 'object' && 'access_token' in x.json) return `HTTP ${x.status} with an access_token`;
+  const body = x.body.replace(/\s+/g, ' ').trim();
+  return `HTTP ${x.status}${body ? ` ${JSON.stringify(body.length > 60 ? `${body.slice(0, 60)}...` : body)}` : ''}`;
+}
+
+export function issuedTokens(x: TokenExchange): boolean {
+  return x.status >= 200 && x.status < 300 && !!x.json && typeof x.json === 'object' && typeof (x.json as Record<string, unknown>).access_token === 'string';
+}
+
+/**
+ * The audit's access to the server: authorization requests through the headless agent that stop at
+ * the first redirect off the authorization server (nothing is sent to the redirect URI or any other
+ * host), and raw token requests whose status, headers and body the probes inspect.
+ */
+export class AuditContext {
+  readonly config: FlowConfig;
+  readonly http: HttpClient;
+  readonly secondClient: ClientCredentials | undefined;
+  readonly issuer: string | undefined;
+  readonly metadata: AuthorizationServerMetadata | undefined;
+  readonly exchanges: TokenExchange[] = [];
+  /** The redirect URI as configured, the one the registered client expects. */
+  readonly redirectUri: string;
+  readonly trace: (line: string) => void;
+  private readonly jar = new CookieJar();
+
+  constructor(private readonly setup: AuditSetup) {
+    this.config = setup.config;
+    this.http = setup.http;
+    this.secondClient = setup.secondClient;
+    this.issuer = setup.issuer;
+    this.metadata = setup.metadata;
+    this.redirectUri = setup.config.redirectUri;
+    this.trace = setup.trace ?? (() => undefined);
+  }
+
+  get client(): ClientCredentials {
+    return { clientId: this.config.clientId, clientSecret: this.config.clientSecret, authMethod: this.config.authMethod };
+  }
+
+  get isPublicClient(): boolean {
+    return this.config.authMethod === 'none';
+  }
+
+  /** PKCE by default for a public client or when the flow options ask for it (RFC 9700 section 2.1.1). */
+  get usesPkce(): boolean {
+    return this.config.pkce !== undefined || this.isPublicClient;
+  }
+
+  freshPkce(method: CodeChallengeMethod = this.config.pkce?.codeChallengeMethod ?? 'S256'): PkcePair {
+    return createPkcePair(undefined, method);
+  }
+
+  authorizationUrl(params: AuthorizeParams = {}): string {
+    const pkce = params.pkce === undefined ? undefined : params.pkce;
+    const url = buildAuthorizationUrl({
+      authorizationEndpoint: this.config.authorizationEndpoint,
+      clientId: params.clientId ?? this.config.clientId,
+      redirectUri: params.redirectUri ?? this.redirectUri,
+      scopes: params.scopes ?? this.config.scopes,
+      state: params.state ?? generateState(),
+      codeChallenge: pkce?.codeChallenge,
+      codeChallengeMethod: pkce?.codeChallengeMethod,
+      extraParams: { ...this.config.extraParams, ...params.extraParams },
+    });
+    if (params.responseType !== undefined) url.searchParams.set('response_type', params.responseType);
+    return url.href;
+  }
+
+  /** Runs an authorization request through the headless agent up to the first redirect off the server. */
+  async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
+    const redirectUri = params.redirectUri ?? this.redirectUri;
+    const serverOrigin = new URL(this.config.authorizationEndpoint).origin;
+    const result = await navigate(this.authorizationUrl(params), {
+      http: this.http,
+      redirectUri,
+      consent: 'approve',
+      credentials: this.setup.credentials,
+      jar: this.jar,
+      maxSteps: this.setup.maxSteps,
+      trace: this.trace,
+      showSecrets: this.setup.showSecrets,
+      stopBefore: (url) => url.origin !== serverOrigin,
+    });
+    if (result.kind === 'page') return { kind: 'page', url: result.url, status: result.status, text: result.text };
+    if (result.stoppedBy === 'stop-before') return { kind: 'elsewhere', url: result.url };
+    const url = new URL(result.url);
+    if (result.method === 'POST') return { kind: 'redirect', url: result.url, params: toRecord(new URLSearchParams(result.body ?? '')), via: 'form_post' };
+    if (url.hash.length > 1 && !url.searchParams.has('code') && !url.searchParams.has('error')) {
+      return { kind: 'redirect', url: result.url, params: toRecord(new URLSearchParams(url.hash.slice(1))), via: 'fragment' };
+    }
+    return { kind: 'redirect', url: result.url, params: toRecord(url.searchParams), via: 'query' };
+  }
+
+  /** A fresh authorization code for the client (with PKCE when the client uses it). */
+  async obtainCode(params: AuthorizeParams = {}): Promise<IssuedCode> {
+    const pkce = params.pkce === undefined ? (this.usesPkce ? this.freshPkce() : undefined) : params.pkce ?? undefined;
+    let outcome: AuthorizeOutcome;
+    try {
+      outcome = await this.authorize({ ...params, pkce: pkce ?? null });
+    } catch (err) {
+      if (err instanceof FlowError) throw new ProbeFailure(`no code: ${err.message}`);
+      throw err;
+    }
+    if (outcome.kind === 'page') throw new ProbeFailure(`no code: the server stopped at ${outcome.url} with HTTP ${outcome.status}${outcome.text ? ` (${outcome.text})` : ''}`);
+    if (outcome.kind === 'elsewhere') throw new ProbeFailure(`no code: the server sent the browser to ${outcome.url}`);
+    const code = outcome.params.code;
+    if (!code) {
+      const error = parseOAuthErrorBody(outcome.params);
+      throw new ProbeFailure(`no code: the redirect carries ${error ? `error=${error.error}${error.error_description ? ` (${error.error_description})` : ''}` : 'neither code nor error'}`);
+    }
+    const issued: IssuedCode = { code, redirectUri: params.redirectUri ?? this.redirectUri, params: outcome.params };
+    if (pkce && 'codeVerifier' in pkce) issued.pkce = pkce as PkcePair;
+    return issued;
+  }
+
+  /** One token request, exactly as given (client authentication from `client`), recorded. */
+  async token(grant: GrantParams, client: ClientCredentials = this.client): Promise<TokenExchange> {
+    const req = buildTokenRequest(this.config.tokenEndpoint, client, grant);
+    const res = await this.http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+    const exchange: TokenExchange = { grantType: grant.grant_type, status: res.status, headers: res.headers, body: res.body };
+    try {
+      exchange.json = JSON.parse(res.body);
+      const error = parseOAuthErrorBody(exchange.json);
+      if (error) exchange.error = error;
+    } catch {
+      // not JSON: the error-format probe reports it
+    }
+    this.exchanges.push(exchange);
+    this.trace(`audit: token request (${grant.grant_type}) -> ${describeExchange(exchange)}`);
+    return exchange;
+  }
+
+  /** Redeems an issued code the way the client normally would. */
+  redeem(issued: IssuedCode, overrides: Partial<GrantParams> = {}, client?: ClientCredentials): Promise<TokenExchange> {
+    const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
+    for (const [k, v] of Object.entries(overrides)) grant[k] = v;
+    return this.token(grant, client);
+  }
+}
+
+function toRecord(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of params) if (!(k in out)) out[k] = v;
+  return out;
+}

@@ -1,0 +1,17 @@
+import { describeExchange, issuedTokens } from '../context.js';
+import { generateCodeVerifier } from '../../oauth/pkce.js';
+import { fail, pass, type Probe } from '../types.js';
+
+/** RFC 7636 section 4.6: the server recomputes the challenge from the verifier; a wrong one is refused. */
+export const pkceWrongVerifierProbe: Probe = {
+  id: 'pkce-wrong-verifier',
+  title: 'wrong PKCE code_verifier refused',
+  rfc: 'RFC 7636 §4.6',
+  needsFlow: true,
+  async run(ctx) {
+    const issued = await ctx.obtainCode({ pkce: ctx.freshPkce('S256') });
+    const exchange = await ctx.redeem(issued, { code_verifier: generateCodeVerifier() });
+    if (issuedTokens(exchange)) return fail('tokens issued for a code_verifier that does not match the code_challenge');
+    return pass(`refused: ${describeExchange(exchange)}`);
+  },
+};
