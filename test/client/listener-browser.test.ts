@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { startRedirectListener } from '../../src/client/listener.js';
+
+// The fragment relay page runs JavaScript: check it in a real browser (Debian's Chromium).
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!hasChromium)('listener in Chromium', () => {
+  it('a fragment response is posted back by the page and captured', async () => {
+    const listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
+    try {
+      const page = await browser!.newPage();
+      const waiting = listener.waitForRedirect();
+      await page.goto(`${listener.redirectUri}#code=frag-code&state=st%20ate&iss=https%3A%2F%2Fas`);
+      const capture = await waiting;
+      expect(capture.via).toBe('fragment');
+      expect(capture.params).toEqual({ code: 'frag-code', state: 'st ate', iss: 'https://as' });
+      await page.waitForFunction(() => document.body.textContent?.includes('Authorization received'));
+      // The fragment is gone from the address bar once handed over.
+      expect(page.url()).toBe(listener.redirectUri);
+      await page.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a query response shows the success page', async () => {
+    const listener = await startRedirectListener({ redirectUri: 'http://localhost/callback' });
+    try {
+      const page = await browser!.newPage();
+      const waiting = listener.waitForRedirect();
+      await page.goto(`${listener.redirectUri}?code=c&state=s`);
+      expect((await waiting).params).toEqual({ code: 'c', state: 's' });
+      expect(await page.textContent('h1')).toBe('Authorization received');
+      await page.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('an empty redirect page says it waits, without ending the flow', async () => {
+    const listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
+    try {
+      const page = await browser!.newPage();
+      let done = false;
+      const waiting = listener.waitForRedirect().then((c) => {
+        done = true;
+        return c;
+      });
+      await page.goto(listener.redirectUri);
+      await page.waitForFunction(() => document.body.textContent?.includes('carried no parameters'));
+      expect(done).toBe(false);
+      await page.goto(`${listener.redirectUri}?code=late&state=s`);
+      expect((await waiting).params.code).toBe('late');
+      await page.close();
+    } finally {
+      await listener.close();
+    }
+  });
+});
