@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../src/cli/main.js';
+import { createMockServer, loadMockConfig, type MockServer } from '../../src/mock/index.js';
+import type { AuditReport } from '../../src/audit/types.js';
+import { memoryIO } from '../headless/helpers/io.js';
+
+let mock: MockServer;
+let dir: string;
+beforeAll(async () => {
+  mock = await createMockServer();
+  dir = mkdtempSync(join(tmpdir(), 'oauthctl-audit-'));
+});
+afterAll(async () => {
+  await mock.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ACCOUNT = ['--username', 'alice', '--password', 'wonderland'];
+
+async function audit(server: MockServer, ...args: string[]) {
+  const io = memoryIO();
+  const code = await run(['audit', '--auth-url', server.authUrl, '--scope', 'photo', ...ACCOUNT, ...args], io);
+  return { code, io };
+}
+
+function statuses(report: AuditReport): Record<string, string> {
+  return Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
+}
+
+describe('audit against the built-in mock', () => {
+  it('public PKCE client: every probe passes; the secret probe is skipped for a public client', async () => {
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--second-client-id', 'photo-web', '--second-client-secret', 'photo-web-secret', '--json');
+    const report = JSON.parse(io.out()) as AuditReport;
+    const s = statuses(report);
+    // The mock quotes values in some error_description texts; RFC 6749 section 5.2 leaves '"' out of the
+    // allowed characters, which error-format reports as a warning. Everything else must pass.
+    const { 'client-secret-wrong': secret, 'error-format': format, ...rest } = s;
+    expect(secret).toBe('skip');
+    expect(['pass', 'warn']).toContain(format);
+    expect(Object.values(rest).every((v) => v === 'pass')).toBe(true);
+    expect(Object.keys(s)).toHaveLength(17);
+    expect(code).toBe(0);
+  });
+
+  it('confidential client: every probe passes; pkce-required is skipped for a confidential client', async () => {
+    const junit = join(dir, 'reports', 'audit.xml');
+    const { code, io } = await audit(mock, '--client-id', 'photo-web', '--client-secret', 'photo-web-secret', '--second-client-id', 'photo-cli', '--junit', junit);
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/^PROBE +STATUS +RFC +DETAIL\n/);
+    expect(io.out()).toMatch(/client-secret-wrong +PASS +RFC 6749 §5\.2 +HTTP 401 invalid_client \(client_secret_basic\), WWW-Authenticate: Basic/);
+    expect(io.out()).toMatch(/pkce-required +SKIP /);
+    expect(io.out()).toMatch(/\n1[56] passed, 0 failed, [01] warnings, 1 skipped\n$/);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
+    expect(xml.match(/<testcase /g)).toHaveLength(17);
+    expect(xml).toContain('<skipped message="photo-web is a confidential client');
+    expect(statSync(junit).mode & 0o777).toBe(0o644);
+  });
+
+  it('a weakened mock configuration (no PKCE required, plain allowed) fails pkce-required and warns on pkce-plain', async () => {
+    const weak = await createMockServer(await loadMockConfig('fixtures/audit/weak-pkce.json'));
+    try {
+      const { code, io } = await audit(weak, '--client-id', 'weak-cli', '--pkce', '--probe', 'flow,pkce-required,pkce-plain', '--json');
+      const report = JSON.parse(io.out()) as AuditReport;
+      expect(statuses(report)).toEqual({ flow: 'pass', 'pkce-required': 'fail', 'pkce-plain': 'warn' });
+      expect(report.summary).toEqual({ pass: 1, fail: 1, warn: 1, skip: 0 });
+      expect(code).toBe(1);
+    } finally {
+      await weak.close();
+    }
+  });
+});
+
+describe('audit command line', () => {
+  it('--json prints exactly the contract shape', async () => {
+    const { io } = await audit(mock, '--client-id', 'photo-cli', '--probe', 'flow', '--probe', 'https-endpoints', '--json');
+    const report = JSON.parse(io.out()) as Record<string, unknown>;
+    expect(Object.keys(report)).toEqual(['probes', 'summary']);
+    const probes = report.probes as Record<string, unknown>[];
+    expect(probes.map((p) => Object.keys(p))).toEqual([
+      ['id', 'title', 'status', 'rfc', 'detail'],
+      ['id', 'title', 'status', 'rfc', 'detail'],
+    ]);
+    expect(report.summary).toEqual({ pass: 2, fail: 0, warn: 0, skip: 0 });
+  });
+
+  it('bad input is one line, exit 2', async () => {
+    const blocker = join(dir, 'not-a-dir');
+    writeFileSync(blocker, 'a file, so no directory can be made here');
+    const cases: [string[], RegExp][] = [
+      [['--client-id', 'photo-cli', '--password', 'x'], /^oauthctl: error: audit needs --username \(give --username or set OAUTHCTL_USERNAME\)\n$/],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--probe', 'nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, /],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--second-client-secret', 's'], /^oauthctl: error: --second-client-secret needs --second-client-id\n$/],
+      [['--client-id', 'photo-cli', '--pkce', '--scope', 'photo', ...ACCOUNT, '--probe', 'flow', '--junit', join(blocker, 'audit.xml')], /^oauthctl: error: cannot write --junit ".*\/not-a-dir\/audit.xml": .* \(give a path in a writable directory\)\n$/],
+    ];
+    for (const [args, expected] of cases) {
+      const io = memoryIO();
+      const code = await run(['audit', '--auth-url', mock.authUrl, ...args], io);
+      expect(io.err().split('\n').filter((l) => l.startsWith('oauthctl: error')).join('\n') + '\n').toMatch(expected);
+      expect(code).toBe(2);
+    }
+  });
+
+  it('never prints the password, not even with --verbose', async () => {
+    const { io } = await audit(mock, '--client-id', 'photo-cli', '--probe', 'flow,state', '--verbose');
+    expect(io.err()).toContain('headless: login form chosen');
+    expect(io.err()).not.toContain('wonderland');
+  });
+});
+
+describe('the CI recipe: serve-mock in the background, then audit --junit (built CLI)', () => {
+  it('runs end to end with node bin/oauthctl.js', async () => {
+    const server = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
+        });
+        server.once('exit', (c) => reject(new Error(`serve-mock exited ${c}`)));
+      });
+      const { auth_url: authUrl } = JSON.parse(line) as { auth_url: string };
+      const junit = join(dir, 'ci.xml');
+      const audit = spawn(process.execPath, ['bin/oauthctl.js', 'audit', '--auth-url', authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo offline_access', '--junit', junit], {
+        env: { ...process.env, OAUTHCTL_USERNAME: 'alice', OAUTHCTL_PASSWORD: 'wonderland', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      audit.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
+      expect(stdout).toMatch(/flow +PASS/);
+      expect(code).toBe(0);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="17" failures="0"/);
+    } finally {
+      server.kill('SIGTERM');
+    }
+  });
+});
