@@ -1,7 +1,172 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { addCachedLoginOptions } from './cached-login-options.js';
+import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from './io.js';
 
-// Placeholder until the command lands.
-export function register(program: Command, _io: IO): void {
-  program.command('call').description('not built yet');
+export interface CallOptions extends CommonOptions {
+  token?: string;
+  request?: string;
+  header?: string[];
+  data?: string;
+  insecure?: boolean;
+  timeout?: number;
+  profile?: string;
+  config?: string;
+  issuer?: string;
+  authUrl?: string;
+  tokenEndpoint?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/**
+ * Calls a protected resource with `Authorization: Bearer` (RFC 6750 section 2.1). The token is --token,
+ * OAUTHCTL_ACCESS_TOKEN, or the cached login's (refreshed first when expired, and once more on a 401).
+ */
+export async function runCall(url: string, options: CallOptions, io: IO): Promise<number> {
+  const headers = parseHeaders(options.header ?? []);
+  const body = options.data !== undefined ? await readData(options.data, io) : undefined;
+  const method = (options.request ?? (body !== undefined ? 'POST' : 'GET')).toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`-X takes an HTTP method such as GET or POST, got ${JSON.stringify(options.request)}`);
+  if (body !== undefined && !hasHeader(headers, 'content-type')) {
+    headers['content-type'] = looksLikeJson(body) ? 'application/json' : 'application/x-www-form-urlencoded';
+  }
+  if (hasHeader(headers, 'authorization')) {
+    throw new UsageError('give the token with --token, not as an Authorization header', 'oauthctl call URL --token T');
+  }
+
+  const [{ createRenderer }, { createHttpClient }, { bearerError }, { formatOAuthError, explainOAuthError }] = await Promise.all([
+    import('../output/render.js'),
+    import('../client/http.js'),
+    import('../oauth/www-authenticate.js'),
+    import('../oauth/errors.js'),
+  ]);
+  const renderer = createRenderer(io, options);
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: options.timeout ? options.timeout * 1000 : undefined });
+  try {
+    const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
+    let accessToken: string;
+    if (explicit !== undefined) {
+      accessToken = explicit;
+    } else {
+      const { accessTokenFromCache } = await import('../client/cached-login.js');
+      accessToken = (await accessTokenFromCache(options, { http, env: io.env })).accessToken;
+    }
+    const send = (token: string) => http.request(url, { method, headers: { ...headers, authorization: `Bearer ${token}` }, ...(body !== undefined && { body }) });
+
+    let response = await send(accessToken);
+    if (response.status === 401 && explicit === undefined) {
+      // The cached token was refused before it expired (revoked, or the clock is off): refresh once and retry.
+      const { refreshAfterUnauthorized } = await import('../client/cached-login.js');
+      renderer.info('the API answered 401; refreshing the cached token once and trying again');
+      accessToken = (await refreshAfterUnauthorized(options, accessToken, { http, env: io.env })).accessToken;
+      response = await send(accessToken);
+    }
+
+    renderer.info(`${method} ${url} -> HTTP ${response.status}`);
+    io.stdout.write(formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true));
+    if (response.status < 400) return 0;
+
+    const challenge = bearerError(response.headers['www-authenticate']);
+    if (challenge?.error) {
+      const meaning = explainOAuthError(challenge.error);
+      const detail = formatOAuthError({ error: challenge.error, ...(challenge.error_description !== undefined && { error_description: challenge.error_description }) });
+      const scope = challenge.scope ? `; the resource needs scope "${challenge.scope}"` : '';
+      io.stderr.write(`oauthctl: error: the API answered HTTP ${response.status}: ${detail}${scope}${meaning ? ` (${meaning})` : ''}\n`);
+    } else if (response.status === 401) {
+      io.stderr.write(`oauthctl: error: the API answered HTTP 401 without an error code (no valid token was recognised; log in again or check --token)\n`);
+    } else {
+      io.stderr.write(`oauthctl: error: the API answered HTTP ${response.status}\n`);
+    }
+    return 1;
+  } finally {
+    await http.close();
+  }
+}
+
+/** `Name: value` lines, as curl's -H takes them. */
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+      throw new UsageError(`-H takes 'Name: value', got ${JSON.stringify(line)}`, "for example -H 'Accept: application/json'");
+    }
+    out[name.toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(headers, name);
+}
+
+/** -d BODY, -d @FILE or -d @- (standard input), as curl reads them. */
+async function readData(data: string, io: IO): Promise<string> {
+  if (!data.startsWith('@')) return data;
+  const source = data.slice(1);
+  if (source === '-') {
+    let text = '';
+    for await (const chunk of io.stdin) text += String(chunk);
+    return text;
+  }
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(source, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${source} for -d: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+function looksLikeJson(text: string): boolean {
+  if (!/^\s*[{[]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The body as received; JSON is pretty-printed on a terminal. */
+function formatBody(body: string, contentType: string, tty: boolean): string {
+  if (tty && /json/i.test(contentType)) {
+    try {
+      return `${JSON.stringify(JSON.parse(body), null, 2)}\n`;
+    } catch {
+      // not JSON after all: printed as received
+    }
+  }
+  return body === '' || body.endsWith('\n') ? body : `${body}\n`;
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 3600) throw new UsageError(`--timeout must be a whole number of seconds from 1 to 3600, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program
+    .command('call')
+    .description('Call a protected API with Authorization: Bearer and print the response body. Exit 1 on a status >= 400.')
+    .argument('<URL>', 'the protected resource', parseHttpUrl('URL'))
+    .option('--token <T>', 'the access token (also OAUTHCTL_ACCESS_TOKEN); default: the cached login, refreshed when needed')
+    .option('-X, --request <METHOD>', 'HTTP method (default GET, or POST with -d)')
+    .option('-H, --header <LINE>', "extra request header 'Name: value', may be repeated", collect)
+    .option('-d, --data <BODY>', 'request body; @FILE reads a file, @- standard input')
+    .option('--timeout <SECONDS>', 'give up on the request after this long (default 30)', parseSeconds)
+    .option('--insecure', 'do not verify TLS certificates (test servers only)');
+  addCachedLoginOptions(cmd).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
+  addCommonOptions(cmd)
+    .addHelpText('after', `
+Examples:
+  $ oauthctl call https://api.example.com/me --token "$ACCESS_TOKEN"
+  $ oauthctl call https://api.example.com/me --profile work
+  $ oauthctl call https://api.example.com/photos -X POST -H 'Content-Type: application/json' -d '{"title":"x"}'`)
+    .action(async (url: string, options: CallOptions, command: Command) => {
+      setExitCode(command, await runCall(url, options, io));
+    });
 }
