@@ -14,9 +14,11 @@ export function redirectUriVariants(redirectUri: string): { name: string; uri: s
   const segment = new URL(base.href);
   segment.pathname = `${base.pathname.replace(/\/$/, '')}/extra`;
   variants.push({ name: 'added path segment', uri: segment.href });
-  const host = new URL(base.href);
-  host.hostname = 'oauthctl-audit.invalid';
-  variants.push({ name: 'other host', uri: host.href });
+  if (base.host !== '') {
+    const host = new URL(base.href);
+    host.hostname = 'oauthctl-audit.invalid';
+    variants.push({ name: 'other host', uri: host.href });
+  }
   if (base.protocol === 'http:' || base.protocol === 'https:') {
     const scheme = new URL(base.href.replace(/^https?:/, base.protocol === 'http:' ? 'https:' : 'http:'));
     variants.push({ name: 'other scheme', uri: scheme.href });
