@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Plays a person at a real browser: BROWSER="node test/helpers/chromium-user.mjs" makes oauthctl run this
+// with the authorization URL as the last argument. It opens the URL in headless Chromium (Debian's),
+// signs in as alice / wonderland by the field labels, presses Allow, and waits for the listener's page.
+// CHROMIUM_USER_SCREENSHOT=file saves what the person saw last.
+import { chromium } from 'playwright-core';
+
+const url = process.argv[process.argv.length - 1];
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.getByLabel('Account name').fill('alice');
+  await page.getByLabel('Password').fill('wonderland');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL((u) => u.pathname === '/callback');
+  await page.waitForLoadState('load');
+  if (process.env.CHROMIUM_USER_SCREENSHOT) await page.screenshot({ path: process.env.CHROMIUM_USER_SCREENSHOT });
+} finally {
+  await browser.close();
+}
