@@ -184,8 +184,8 @@ describe('login', () => {
 
   it('--no-browser prints the URL and waits for the redirect', async () => {
     const { spawn } = await import('node:child_process');
-    const { BIN } = await import('../helpers/cli.js');
-    const child = spawn(process.execPath, [BIN, 'login', '--auth-url', as.url, '--client-id', 'photo-cli', '--no-browser', '--json', '--timeout', '20'], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    const { BIN, cliEnv } = await import('../helpers/cli.js');
+    const child = spawn(process.execPath, [BIN, 'login', '--auth-url', as.url, '--client-id', 'photo-cli', '--no-browser', '--json', '--timeout', '20'], { env: cliEnv() });
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += String(d)));

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -6,6 +8,15 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(ROOT, 'bin', 'oauthctl.js');
 /** BROWSER value that plays the browser (see fake-browser.mjs). */
 export const FAKE_BROWSER = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'fake-browser.mjs'))}`;
+
+/** A throw-away home for the spawned CLI, so profiles and token caches never touch the real one. */
+const HOME = mkdtempSync(join(tmpdir(), 'oauthctl-home-'));
+process.on('exit', () => rmSync(HOME, { recursive: true, force: true }));
+
+/** The spawned CLI's whole environment: PATH, the temporary HOME and XDG dirs, NO_COLOR, plus `extra`. */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, 'config'), XDG_STATE_HOME: join(HOME, 'state'), NO_COLOR: '1', ...extra };
+}
 
 export interface CliResult {
   code: number | null;
@@ -15,13 +26,14 @@ export interface CliResult {
 
 /**
  * Runs the BUILT CLI (`node bin/oauthctl.js ...`) asynchronously, so that servers in the test process
- * keep answering. The environment is minimal and explicit: no proxies or secrets leak in from outside.
+ * keep answering. The environment is minimal and explicit: no proxies or secrets leak in from outside,
+ * and HOME is a temporary directory.
  */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...options.env },
+      env: cliEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
