@@ -27,7 +27,7 @@ describe.skipIf(!hasChromium)('listener in Chromium', () => {
       const capture = await waiting;
       expect(capture.via).toBe('fragment');
       expect(capture.params).toEqual({ code: 'frag-code', state: 'st ate', iss: 'https://as' });
-      await page.waitForFunction(() => document.body.textContent?.includes('Authorization received'));
+      await page.getByText('Authorization received').waitFor();
       // The fragment is gone from the address bar once handed over.
       expect(page.url()).toBe(listener.redirectUri);
       await page.close();
@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)('listener in Chromium', () => {
         return c;
       });
       await page.goto(listener.redirectUri);
-      await page.waitForFunction(() => document.body.textContent?.includes('carried no parameters'));
+      await page.getByText('carried no parameters').waitFor();
       expect(done).toBe(false);
       await page.goto(`${listener.redirectUri}?code=late&state=s`);
       expect((await waiting).params.code).toBe('late');
