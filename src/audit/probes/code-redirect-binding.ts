@@ -1,7 +1,11 @@
 import { describeExchange, issuedTokens } from '../context.js';
-import { fail, pass, type Probe } from '../types.js';
+import { fail, pass, warn, type Probe } from '../types.js';
 
-/** RFC 6749 section 4.1.3: the token request must carry the redirect_uri the code was issued for. */
+/**
+ * RFC 6749 section 4.1.3: a code is redeemed only with the redirect_uri it was issued for. Another
+ * value is a failure. A missing one is a warning: section 4.1.3 requires it, but it is harmless when
+ * the client has a single registered redirect URI, and OAuth 2.1 drops the rule since PKCE binds the code.
+ */
 export const codeRedirectBindingProbe: Probe = {
   id: 'code-redirect-binding',
   title: 'code bound to its redirect URI',
@@ -15,7 +19,9 @@ export const codeRedirectBindingProbe: Probe = {
     if (issuedTokens(changed)) return fail(`a code issued for ${ctx.redirectUri} was redeemed with redirect_uri=${other.href}`);
     const again = await ctx.obtainCode();
     const missing = await ctx.redeem(again, { redirect_uri: undefined });
-    if (issuedTokens(missing)) return fail('a code was redeemed without the redirect_uri it was issued with');
+    if (issuedTokens(missing)) {
+      return warn(`other redirect_uri refused (${describeExchange(changed)}), but a code was redeemed without redirect_uri (RFC 6749 §4.1.3 requires it; harmless only with a single registered redirect URI)`);
+    }
     return pass(`other redirect_uri refused (${describeExchange(changed)}); missing redirect_uri refused (${describeExchange(missing)})`);
   },
 };

@@ -1,7 +1,11 @@
 import { describeExchange, issuedTokens } from '../context.js';
 import { fail, pass, skip, warn, type Probe } from '../types.js';
 
-/** RFC 9700 section 4.14.2: refresh tokens are rotated (or sender-constrained) and a used one is refused. */
+/**
+ * RFC 9700 section 4.14.2: a public client's refresh tokens are rotated (or sender-constrained) and a
+ * used one is refused. A confidential client's refresh token is bound to its credentials, so it need
+ * not rotate.
+ */
 export const refreshRotationProbe: Probe = {
   id: 'refresh-rotation',
   title: 'refresh token rotated, reuse refused',
@@ -16,7 +20,10 @@ export const refreshRotationProbe: Probe = {
     const refreshed = await ctx.token({ grant_type: 'refresh_token', refresh_token: refreshToken });
     if (!issuedTokens(refreshed)) return fail(`the refresh token did not work: ${describeExchange(refreshed)}`);
     const next = (refreshed.json as Record<string, unknown>).refresh_token;
-    if (typeof next !== 'string' || next === refreshToken) return warn('the refresh token is not rotated (the same one stays valid)');
+    if (typeof next !== 'string' || next === refreshToken) {
+      if (!ctx.isPublicClient) return pass('not rotated, which RFC 9700 §4.14.2 allows for a confidential client (the token is bound to its credentials)');
+      return warn('the refresh token of a public client is not rotated (the same one stays valid)');
+    }
     const reuse = await ctx.token({ grant_type: 'refresh_token', refresh_token: refreshToken });
     if (issuedTokens(reuse)) return warn('rotated, but the old refresh token still works');
     const family = await ctx.token({ grant_type: 'refresh_token', refresh_token: next });

@@ -104,7 +104,7 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
       res.writeHead(302, { location: target.href });
       res.end();
     };
-    const iss = weak.noIss ? {} : { iss: weak.wrongIss ? 'https://other.example' : issuer };
+    const iss: Record<string, string> = weak.noIss ? {} : { iss: weak.wrongIss ? 'https://other.example' : issuer };
     const responseType = q.get('response_type');
     if (responseType === 'token' && weak.implicit) return back({ access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', state }, true);
     if (responseType !== 'code') return back({ error: 'unsupported_response_type', state, ...iss });

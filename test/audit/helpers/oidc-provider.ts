@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+export interface OidcProviderServer {
+  issuer: string;
+  close(): Promise<void>;
+}
+
+/**
+ * panva/oidc-provider 9 in-process with its development interactions (a login form with `login` and
+ * `password` fields that accepts any account, then a consent page with a Continue button and a
+ * Cancel link). Two clients: a public native one (PKCE) and a confidential web one.
+ */
+export async function startOidcProvider(): Promise<OidcProviderServer> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: 'native-cli',
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+      {
+        client_id: 'web-app',
+        client_secret: 'web-app-secret-0123456789abcdef0123456789abcdef',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+    features: { devInteractions: { enabled: true } },
+    cookies: { keys: ['oauthctl-interop-test-cookie-key'] },
+  });
+  // Development warnings about the in-memory adapter and dev interactions are expected here.
+  provider.on('server_error', () => undefined);
+  server.on('request', provider.callback());
+  return {
+    issuer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
