@@ -3,14 +3,29 @@ import { UsageError } from '../errors.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
 import type { IO } from './io.js';
+import type { SavedFlow } from './split-flow.js';
 
 export interface ExchangeOptions extends FlowOptionsInput, CommonOptions {
-  code: string;
+  code?: string;
   json?: boolean;
+  /** The split flow: a request saved by `url --save`, and the URL the browser was redirected to. */
+  from?: string;
+  redirectUrl?: string;
 }
 
 /** One authorization_code token request (RFC 6749 section 4.1.3) for a code obtained elsewhere. */
-export async function runExchange(options: ExchangeOptions, io: IO): Promise<number> {
+export async function runExchange(given: ExchangeOptions, io: IO): Promise<number> {
+  let options = given;
+  let saved: SavedFlow | undefined;
+  if (given.from !== undefined || given.redirectUrl !== undefined) {
+    const { from, redirectUrl } = requireSplitOptions(given);
+    const split = await import('./split-flow.js');
+    saved = await split.loadSavedFlow(from);
+    // The state (and iss) of the redirect are checked here, before anything is sent.
+    options = split.exchangeOptionsFromSavedFlow(given, saved, redirectUrl);
+  }
+  const code = options.code;
+  if (code === undefined) throw new UsageError("required option '--code <C>' not specified", 'or finish a saved request with --from FILE --redirect-url URL');
   if (options.pkce && options.codeVerifier === undefined) {
     throw new UsageError('--pkce would make a fresh verifier, but the exchange needs the one the authorization request used', 'give it with --code-verifier');
   }
@@ -22,12 +37,14 @@ export async function runExchange(options: ExchangeOptions, io: IO): Promise<num
     renderer.info(`POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`);
     const tokens = await requestToken(http, config, {
       grant_type: 'authorization_code',
-      code: options.code,
+      code,
       redirect_uri: config.redirectUri,
       code_verifier: config.pkce?.codeVerifier,
     });
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
+    // A saved flow is a whole login: check its ID token against the saved nonce and cache the tokens (engineer D).
+    if (saved) await (await import('./after-login.js')).afterLogin({ config, tokens, http, renderer, io, profile: options.profile, nonce: saved.nonce });
     printTokenResponse(io, tokens, options.json);
     return 0;
   } finally {
@@ -39,7 +56,9 @@ export function register(program: Command, io: IO): void {
   const cmd = program
     .command('exchange')
     .description('Exchange an authorization code for tokens (one token request).')
-    .requiredOption('--code <C>', 'the authorization code from the redirect');
+    .option('--code <C>', 'the authorization code from the redirect (required unless --from)')
+    .option('--from <FILE>', 'finish a request saved by `oauthctl url --save FILE` (state checked first)')
+    .option('--redirect-url <URL>', 'with --from: the URL the browser was redirected to after the login');
   addFlowOptions(cmd).option('--json', 'print the token response exactly as received');
   addCommonOptions(cmd)
     .addHelpText('after', `
@@ -48,8 +67,18 @@ The redirect URI and code verifier must be the ones the authorization request us
 Examples:
   $ oauthctl exchange --code SplxlOBeZQQYbYS6WxSbIA --auth-url http://127.0.0.1:9000 --client-id photo-web \\
       --client-secret photo-web-secret --redirect-uri http://127.0.0.1:8765/callback
-  $ oauthctl exchange --code "$CODE" --issuer https://id.example.com --client-id cli --code-verifier "$VERIFIER" --json`)
+  $ oauthctl exchange --code "$CODE" --issuer https://id.example.com --client-id cli --code-verifier "$VERIFIER" --json
+  $ oauthctl url --issuer https://id.example.com --client-id cli --pkce --save flow.json      # then, anywhere:
+  $ oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1/callback?code=...&state=...'`)
     .action(async (options: ExchangeOptions, command: Command) => {
       setExitCode(command, await runExchange(options, io));
     });
+}
+
+function requireSplitOptions(options: ExchangeOptions): { from: string; redirectUrl: string } {
+  if (options.from === undefined || options.redirectUrl === undefined) {
+    throw new UsageError('--from and --redirect-url go together', "e.g. oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1:8765/callback?code=...&state=...'");
+  }
+  if (options.code !== undefined) throw new UsageError('--code cannot be used with --from', 'the code comes from --redirect-url');
+  return { from: options.from, redirectUrl: options.redirectUrl };
 }

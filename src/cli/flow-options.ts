@@ -31,6 +31,11 @@ export interface FlowOptionsInput {
   codeChallengeMethod?: string | undefined;
   param?: string[] | undefined;
   insecure?: boolean | undefined;
+  /** A profile of the config file whose values fill in the options not given (engineer D's profiles). */
+  profile?: string | undefined;
+  config?: string | undefined;
+  /** Set by commands with --json: never prompt then. */
+  json?: boolean | undefined;
 }
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1/callback';
@@ -53,7 +58,9 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--code-verifier <V>', 'use this PKCE code verifier (implies --pkce)')
     .addOption(new Option('--code-challenge-method <M>', 'PKCE method (implies --pkce; default S256)').choices(['S256', 'plain']))
     .option('--param <k=v>', 'extra authorization request parameter; repeatable', collect)
-    .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)');
+    .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)')
+    .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
+    .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }
 
 /** Flow options checked and defaulted, before any network step; endpoints may still be missing. */
@@ -132,7 +139,10 @@ export interface ResolveContext {
  * Raw options -> FlowConfig: parseFlowOptions, then (only with --issuer and a missing endpoint) the
  * network step, discovery, whose advice on PKCE and auth methods goes to stderr.
  */
-export async function resolveFlowConfig(raw: FlowOptionsInput, io: IO, ctx: ResolveContext): Promise<FlowConfig> {
+export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: ResolveContext): Promise<FlowConfig> {
+  // A profile fills in what the flags left out; then, on a terminal only, the user is asked for what is still missing.
+  const [{ applyProfile }, { promptForMissingOptions }] = await Promise.all([import('./flow-profile.js'), import('../client/prompt.js')]);
+  const raw = await promptForMissingOptions(await applyProfile(given, io, ctx.renderer), io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
   const parsed = parseFlowOptions(raw, io.env);
   const { discover, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { FlowError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
 import type { RedirectReceiver } from '../client/listener.js';
 import type { UserAgent } from '../client/user-agent.js';
 import type { FlowConfig } from '../client/flow-config.js';
@@ -18,6 +18,10 @@ export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessO
   timeout?: number;
   json?: boolean;
   call?: string;
+  /** --manual: print the URL and read the pasted redirect URL from stdin instead of listening. */
+  manual?: boolean;
+  /** false with --no-cache: do not keep the tokens for `oauthctl token`. */
+  cache?: boolean;
 }
 
 /** Lets callers (tests, demo, --manual) replace the user agent or the source of the redirect. */
@@ -30,17 +34,22 @@ export interface LoginDependencies {
 export async function runLogin(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
+    if (options.manual && wantsHeadless(options)) throw new UsageError('--manual and --headless cannot be used together', 'give one of them');
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
-    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? chooseUserAgent(options, io)]);
+    const manual = options.manual ? await import('../client/paste-redirect.js') : undefined;
+    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? manual?.manualUserAgent ?? chooseUserAgent(options, io)]);
+    const receiveRedirect = deps.receiveRedirect ?? manual?.pastedRedirectReceiver(io);
     const result = await runAuthorizationCodeFlow({
       config,
       userAgent,
-      ...(deps.receiveRedirect ? { receiveRedirect: deps.receiveRedirect } : {}),
+      ...(receiveRedirect ? { receiveRedirect } : {}),
       timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000,
       http,
       renderer,
-      io,
+      io: manual ? manual.withoutSpinner(io) : io,
     });
+    // Engineer D: the ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
+    await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache });
     const { printTokenResponse } = await import('../output/tokens.js');
     if (options.call !== undefined) {
       return await callApi(http, renderer, io, options.call, result.tokenResponse.access_token, options.json === true, () => printTokenResponse(io, result.tokenResponse, true));
@@ -89,7 +98,9 @@ export function register(program: Command, io: IO): void {
     .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
     .option('--timeout <SECONDS>', `give up waiting for the redirect after this many seconds (default ${DEFAULT_LOGIN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
     .option('--json', 'print the token response exactly as received')
-    .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'));
+    .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'))
+    .option('--manual', 'no listener: print the URL, then read the URL the browser was redirected to from stdin (another machine, or a custom-scheme redirect URI)')
+    .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`');
   addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
     .addHelpText('after', `

@@ -6,6 +6,8 @@ import type { IO } from './io.js';
 
 export interface UrlOptions extends FlowOptionsInput, CommonOptions {
   json?: boolean;
+  /** --save FILE: keep state, verifier and endpoints (0600) for `exchange --from FILE`. */
+  save?: string;
 }
 
 export interface UrlResult {
@@ -29,6 +31,10 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
       codeChallengeMethod: config.pkce?.codeChallengeMethod,
       extraParams: config.extraParams,
     }).href;
+    if (options.save !== undefined) {
+      await (await import('./split-flow.js')).saveFlow(options.save, config, url);
+      renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-url 'URL'`);
+    }
     const result: UrlResult = { url, state: config.state };
     if (config.pkce) result.code_verifier = config.pkce.codeVerifier;
     if (options.json) {
@@ -47,7 +53,9 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('url').description('Print the authorization request URL built from the flow options.');
-  addFlowOptions(cmd).option('--json', 'print {"url","state"} plus "code_verifier" with PKCE');
+  addFlowOptions(cmd)
+    .option('--json', 'print {"url","state"} plus "code_verifier" with PKCE')
+    .option('--save <FILE>', 'keep state, code verifier, redirect URI, endpoints and client id in FILE (0600) for `exchange --from FILE`');
   addCommonOptions(cmd)
     .addHelpText('after', `
 Examples:

@@ -276,20 +276,26 @@ export function profileToFlowOptions(name: string, profile: Profile, env: Env, s
   return out;
 }
 
+/** Options that together name the server, and the client: a flag for one replaces the profile's whole group. */
+const SERVER_OPTIONS = ['authUrl', 'issuer', 'authorizationEndpoint', 'tokenEndpoint'] as const;
+const CLIENT_OPTIONS = ['clientId', 'clientSecret', 'authMethod'] as const;
+
 /**
- * Flags over profile: every option the user set on the command line (commander's source 'cli', or
- * 'env' for variables commander reads) keeps its value; the rest come from the profile.
+ * Flags over profile: every option the user gave (a value that is not undefined) keeps its value; the
+ * rest come from the profile. A flag naming another server (or another client) also drops the
+ * profile's other settings of that group, so that a profile's issuer never mixes with `--auth-url`
+ * and its client secret never goes to another `--client-id`.
  */
-export function mergeUnderFlags<T extends object>(
-  flags: T,
-  profileOptions: ProfileFlowOptions,
-  sourceOf: (key: string) => string | undefined,
-): T {
-  const out: Record<string, unknown> = { ...(flags as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(profileOptions)) {
-    const source = sourceOf(key);
-    if (source === 'cli' || source === 'env') continue;
-    out[key] = value;
+export function mergeUnderFlags<T extends object>(flags: T, profileOptions: ProfileFlowOptions): T {
+  const given = flags as Record<string, unknown>;
+  const fromProfile: Record<string, unknown> = { ...profileOptions };
+  for (const group of [SERVER_OPTIONS, CLIENT_OPTIONS] as const) {
+    const anyFlag = group.some((key) => given[key] !== undefined && (group !== CLIENT_OPTIONS || key === 'clientId'));
+    if (anyFlag) for (const key of group) delete fromProfile[key];
+  }
+  const out: Record<string, unknown> = { ...given };
+  for (const [key, value] of Object.entries(fromProfile)) {
+    if (out[key] === undefined) out[key] = value;
   }
   return out as T;
 }

@@ -1,5 +1,5 @@
-import { userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { UsageError } from '../errors.js';
 
 /**
  * Where oauthctl keeps its files, from the XDG Base Directory spec, read from the environment the
@@ -8,11 +8,15 @@ import { isAbsolute, join } from 'node:path';
  */
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * The home directory the environment names. Without HOME (or USERPROFILE) and without the XDG
+ * variables there is no place for oauthctl's files, and commands that need one say so, rather than
+ * guess a directory the caller did not give (an embedding program or a test passes its own env).
+ */
 export function homeDir(env: Env): string {
   const home = env.HOME || env.USERPROFILE;
-  if (home) return home;
-  // No HOME in the given environment: the account's home from the password database, not process.env.
-  return userInfo().homedir;
+  if (home && isAbsolute(home)) return home;
+  throw new UsageError('no home directory in the environment for oauthctl\'s files', 'set HOME, or XDG_CONFIG_HOME and XDG_STATE_HOME, or give --config FILE');
 }
 
 function xdg(env: Env, name: string): string | undefined {

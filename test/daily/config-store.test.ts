@@ -34,6 +34,12 @@ describe('paths', () => {
     expect(tokenCacheDir(env)).toBe('/home/u/.config/oauthctl/tokens');
     expect(configFilePath(env, '/elsewhere/p.json')).toBe('/elsewhere/p.json');
   });
+
+  it('need HOME or the XDG variables in the given environment, and never guess', () => {
+    expect(() => configFilePath({})).toThrow(/no home directory in the environment/);
+    expect(() => tokenCacheDir({ XDG_CONFIG_HOME: '/cfg' })).not.toThrow();
+    expect(configFilePath({}, '/explicit.json')).toBe('/explicit.json');
+  });
 });
 
 describe('loadConfig', () => {
@@ -157,9 +163,18 @@ describe('profiles', () => {
       pkce: true,
       param: ['prompt=consent'],
     });
-    const flags = { clientId: 'from-flag', scope: ['email'], pkce: undefined as boolean | undefined };
-    const sources: Record<string, string> = { clientId: 'cli', scope: 'cli' };
-    const merged = mergeUnderFlags(flags, fromProfile, (k) => sources[k]);
-    expect(merged).toMatchObject({ clientId: 'from-flag', scope: ['email'], pkce: true, issuer: 'https://id.example.com' });
+    const flags = { scope: ['email'], pkce: undefined as boolean | undefined };
+    const merged = mergeUnderFlags(flags, fromProfile);
+    expect(merged).toEqual({ clientId: 'cli', scope: ['email'], pkce: true, issuer: 'https://id.example.com', param: ['prompt=consent'] });
+  });
+
+  it('drops the profile\'s server when a flag names another, and its secret when a flag names another client', () => {
+    const fromProfile = profileToFlowOptions('p', { issuer: 'https://id.example.com', token_endpoint: 'https://id.example.com/t', client_id: 'web', client_secret: 's', auth_method: 'client_secret_post' }, {});
+    expect(mergeUnderFlags({ authUrl: 'http://127.0.0.1:9000' }, fromProfile)).toEqual({
+      authUrl: 'http://127.0.0.1:9000', clientId: 'web', clientSecret: 's', authMethod: 'client_secret_post',
+    });
+    expect(mergeUnderFlags({ clientId: 'cli' }, fromProfile)).toEqual({ clientId: 'cli', issuer: 'https://id.example.com', tokenEndpoint: 'https://id.example.com/t' });
+    // A secret flag for the profile's own client keeps the profile's client id.
+    expect(mergeUnderFlags({ clientSecret: 'flag' }, fromProfile)).toMatchObject({ clientId: 'web', clientSecret: 'flag' });
   });
 });

@@ -1,0 +1,98 @@
+import { FlowError } from '../errors.js';
+import type { FlowConfig } from '../client/flow-config.js';
+import type { HttpClient } from '../client/http.js';
+import { selectedProfileName } from '../client/config-store.js';
+import { decodeJwtUnverified } from '../oauth/jwt.js';
+import type { JwtCheck } from '../oauth/jwt-claims.js';
+import type { TokenResponse } from '../oauth/token-request.js';
+import type { Renderer } from '../output/render.js';
+import type { IO } from './io.js';
+
+/** What `login` (and `exchange --from`) do once the token response is in: check the ID token, cache the tokens. */
+export interface AfterLoginInput {
+  config: FlowConfig;
+  tokens: TokenResponse;
+  http: HttpClient;
+  renderer: Renderer;
+  io: IO;
+  /** --profile, else OAUTHCTL_PROFILE. */
+  profile?: string | undefined;
+  /** false with --no-cache. */
+  cache?: boolean | undefined;
+  /** The nonce the authorization request carried; default the config's. */
+  nonce?: string | undefined;
+}
+
+export async function afterLogin(input: AfterLoginInput): Promise<void> {
+  await checkIdToken(input);
+  if (input.cache !== false) await cacheTokens(input);
+}
+
+/**
+ * OpenID Connect Core section 3.1.3.7: a client validates the ID token before using it: signature with
+ * the issuer's keys, iss, aud, exp, iat and the nonce it sent. Each check is reported; any failure
+ * fails the login (exit 1).
+ */
+export async function checkIdToken({ config, tokens, http, renderer, nonce }: AfterLoginInput): Promise<JwtCheck[] | undefined> {
+  const idToken = tokens.id_token;
+  if (typeof idToken !== 'string') {
+    if (config.scopes.includes('openid')) renderer.warn('openid was in the scope, but the token response has no id_token (OpenID Connect Core section 3.1.3.3)');
+    return undefined;
+  }
+  renderer.step('ID token validation');
+  const decoded = decodeJwtUnverified(idToken);
+  if (!decoded) throw new FlowError('the id_token is not a JWT', 'OpenID Connect Core section 2: an ID token is a signed JWT');
+  const claimedIssuer = typeof decoded.claims.iss === 'string' ? decoded.claims.iss : undefined;
+  const issuer = config.issuer ?? claimedIssuer;
+  if (config.issuer === undefined) renderer.info('no --issuer given: the ID token\'s own iss names the keys to check it with');
+
+  let jwksUri = config.metadata?.jwks_uri;
+  if (jwksUri === undefined && issuer !== undefined) {
+    const { discoverMetadata } = await import('../client/endpoints.js');
+    jwksUri = await discoverMetadata(http, issuer).then((found) => found.metadata.jwks_uri, () => undefined);
+  }
+  const { verifyJwt, fetchJwks } = await import('../client/jwt-verify.js');
+  const { checkClaims } = await import('../oauth/jwt-claims.js');
+  const expect = { issuer, audience: config.clientId, nonce: nonce ?? config.extraParams.nonce, nowMs: Date.now(), idToken: true };
+  let checks: JwtCheck[];
+  if (jwksUri === undefined) {
+    checks = [{ name: 'signature', status: 'skip', detail: 'no jwks_uri known (give --issuer so discovery can find the keys)' }, ...checkClaims(decoded.claims, expect)];
+  } else {
+    checks = (await verifyJwt(idToken, await fetchJwks(http, jwksUri), { ...expect, jwksUri })).checks;
+  }
+  for (const check of checks) {
+    const line = `${check.name}: ${check.detail}`;
+    if (check.status === 'pass') renderer.ok(line);
+    else if (check.status === 'fail') renderer.info(renderer.paint.red(`✗ ${line}`));
+    else renderer.info(`- ${line}`);
+  }
+  const failed = checks.filter((c) => c.status === 'fail');
+  if (failed.length > 0) {
+    throw new FlowError(
+      `the ID token failed validation (${failed.map((c) => c.name).join(', ')}): ${failed[0]!.detail}`,
+      'a client must not use it (OpenID Connect Core section 3.1.3.7); see the checks above',
+    );
+  }
+  return checks;
+}
+
+/** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
+export async function cacheTokens({ config, tokens, renderer, io, profile }: AfterLoginInput): Promise<void> {
+  const { openTokenCache, saveTokens, cacheFilePath } = await import('../client/token-cache.js');
+  const name = selectedProfileName(profile, io.env);
+  const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
+  const cache = openTokenCache(io.env);
+  try {
+    await saveTokens(cache, key, tokens, {
+      issuer: config.issuer,
+      tokenEndpoint: config.tokenEndpoint,
+      revocationEndpoint: config.metadata?.revocation_endpoint,
+      clientId: config.clientId,
+      authMethod: config.authMethod,
+    });
+    renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
+  } catch (err) {
+    // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
+    renderer.warn(`could not cache the tokens: ${(err as Error).message}`);
+  }
+}

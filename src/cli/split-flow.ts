@@ -1,0 +1,110 @@
+import { FlowError, UsageError } from '../errors.js';
+import { readFileIfExists, writeFileAtomic } from '../client/atomic-file.js';
+import type { FlowConfig } from '../client/flow-config.js';
+import { captureFromPastedUrl } from '../client/paste-redirect.js';
+import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
+import { explainOAuthError, OAuthError } from '../oauth/errors.js';
+import type { FlowOptionsInput } from './flow-options.js';
+
+/**
+ * The split flow: `url --save FILE` keeps what the second half needs (state, code verifier, redirect
+ * URI, endpoints, client id; never a client secret) in a 0600 file; `exchange --from FILE
+ * --redirect-url URL` checks the redirect against it and exchanges the code, on this machine or another.
+ */
+export interface SavedFlow {
+  oauthctl_saved_flow: 1;
+  created_at: string;
+  authorization_url: string;
+  state: string;
+  redirect_uri: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  issuer?: string;
+  /** The metadata says the server sends iss in the redirect (RFC 9207). */
+  iss_required?: boolean;
+  client_id: string;
+  auth_method: string;
+  scope: string;
+  nonce?: string;
+  code_verifier?: string;
+  code_challenge_method?: string;
+}
+
+export async function saveFlow(file: string, config: FlowConfig, authorizationUrl: string, now: Date = new Date()): Promise<SavedFlow> {
+  const saved: SavedFlow = {
+    oauthctl_saved_flow: 1,
+    created_at: now.toISOString(),
+    authorization_url: authorizationUrl,
+    state: config.state,
+    redirect_uri: config.redirectUri,
+    authorization_endpoint: config.authorizationEndpoint,
+    token_endpoint: config.tokenEndpoint,
+    client_id: config.clientId,
+    auth_method: config.authMethod,
+    scope: config.scopes.join(' '),
+  };
+  if (config.issuer !== undefined) saved.issuer = config.issuer;
+  if (config.metadata?.authorization_response_iss_parameter_supported === true) saved.iss_required = true;
+  if (config.extraParams.nonce !== undefined) saved.nonce = config.extraParams.nonce;
+  if (config.pkce) {
+    saved.code_verifier = config.pkce.codeVerifier;
+    saved.code_challenge_method = config.pkce.codeChallengeMethod;
+  }
+  await writeFileAtomic(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  return saved;
+}
+
+export async function loadSavedFlow(file: string): Promise<SavedFlow> {
+  let text: string | undefined;
+  try {
+    text = await readFileIfExists(file);
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (text === undefined) throw new UsageError(`${file} does not exist`, 'create it with `oauthctl url --save FILE ...`');
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    saved = undefined;
+  }
+  const o = saved as Partial<SavedFlow> | undefined;
+  if (!o || o.oauthctl_saved_flow !== 1 || typeof o.state !== 'string' || typeof o.redirect_uri !== 'string' || typeof o.token_endpoint !== 'string' || typeof o.client_id !== 'string') {
+    throw new UsageError(`${file} is not a flow saved by \`oauthctl url --save\``, 'save one with `oauthctl url --save FILE ...`');
+  }
+  return o as SavedFlow;
+}
+
+/**
+ * Checks the redirect URL against the saved request: state first (a mismatch sends no token request),
+ * then an error, then iss; returns the exchange's options (flags given on the command line win).
+ */
+export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code?: string | undefined }>(options: T, saved: SavedFlow, redirectUrl: string): T {
+  const capture = captureFromPastedUrl(redirectUrl, saved.redirect_uri);
+  let code: string;
+  try {
+    code = validateAuthorizationResponse(capture.params, { state: saved.state, issuer: saved.issuer, issRequired: saved.iss_required }).code;
+  } catch (err) {
+    if (err instanceof OAuthError) {
+      throw new FlowError(`the authorization server answered ${err.message}`, explainOAuthError(err.error) ?? 'see the authorization server for details');
+    }
+    if (err instanceof AuthorizationResponseError) {
+      throw new FlowError(err.message, err.code.startsWith('state') ? 'no token request was sent: this redirect does not belong to the saved request (CSRF, RFC 6749 section 10.12)' : 'no token request was sent (RFC 9207 mix-up protection)');
+    }
+    throw err;
+  }
+  const fromFile: FlowOptionsInput & { code: string } = {
+    code,
+    authorizationEndpoint: saved.authorization_endpoint || undefined,
+    tokenEndpoint: saved.token_endpoint,
+    issuer: saved.issuer,
+    clientId: saved.client_id,
+    authMethod: saved.auth_method,
+    redirectUri: saved.redirect_uri,
+    codeVerifier: saved.code_verifier,
+    codeChallengeMethod: saved.code_verifier !== undefined ? saved.code_challenge_method : undefined,
+  };
+  const out: Record<string, unknown> = { ...(options as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(fromFile)) if (out[key] === undefined) out[key] = value;
+  return out as T;
+}
