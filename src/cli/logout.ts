@@ -80,12 +80,14 @@ async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions,
     const selection = await loadSelectedProfile({ profile: entry.profile, config: options.config }, io.env).catch(() => undefined);
     if (selection?.profile.revocation_endpoint !== undefined) return selection.profile.revocation_endpoint;
   }
-  if (entry.issuer === undefined) return undefined;
+  // Without a known issuer (a login with --auth-url), the token endpoint's base is tried as one: the
+  // metadata is only used when its issuer says exactly that (RFC 8414 section 3.3).
+  const issuer = entry.issuer ?? entry.token_endpoint.replace(/\/[^/]*$/, '');
   const { discoverMetadata } = await import('../client/endpoints.js');
   try {
-    return (await discoverMetadata(http, entry.issuer)).metadata.revocation_endpoint;
+    return (await discoverMetadata(http, issuer)).metadata.revocation_endpoint;
   } catch (err) {
-    renderer.warn(`discovery at ${entry.issuer} failed (${(err as Error).message}); cannot find a revocation endpoint`);
+    if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${(err as Error).message}); cannot find a revocation endpoint`);
     return undefined;
   }
 }
