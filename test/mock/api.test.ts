@@ -160,6 +160,6 @@ describe('discovery and JWKS', () => {
     const server = await startMock();
     const res = await fetch(`${server.issuer}/nope`);
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toBe('not_found');
+    expect(((await res.json()) as { error: string }).error).toBe('not_found');
   });
 });

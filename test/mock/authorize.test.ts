@@ -93,7 +93,7 @@ describe('GET /authorize: errors redirect with error, error_description, state a
     expect(q.get('error')).toBe(error);
     expect(q.get('error_description')).toMatch(description);
     expect(q.get('iss')).toBe(server.issuer);
-    if (overrides.state === undefined && 'state' in overrides) expect(q.has('state')).toBe(false);
+    if ('state' in overrides && (overrides as Record<string, unknown>).state === undefined) expect(q.has('state')).toBe(false);
     else expect(q.get('state')).toBe('state-123');
   });
 

@@ -78,21 +78,21 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
   it('works with the keyboard alone: focus starts in the account name, Tab moves on, Enter submits, Deny refuses', async () => {
     const server = await startMock();
     const page = await open(server);
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('username');
     await page.keyboard.type('alice');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('password');
     await page.keyboard.type('wonderland');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/consent\?/);
     // Tab to Allow, then to Deny; the focused button shows an outline (focus visible).
-    let name = '';
+    let name: unknown = '';
     for (let i = 0; i < 10 && name !== 'Deny'; i++) {
       await page.keyboard.press('Tab');
-      name = await page.evaluate(() => document.activeElement?.textContent ?? '');
+      name = await page.evaluate("document.activeElement?.textContent ?? ''");
     }
     expect(name).toBe('Deny');
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
     expect(outline).toBe('solid');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/callback\?/);
@@ -117,7 +117,7 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
     page.on('console', (m) => /Content Security Policy|Refused/.test(m.text()) && violations.push(m.text()));
     await page.goto(authorizeUrl(server, pkceRequest(createPkcePair(), { redirect_uri: callback })));
     // The stylesheet applied (it is the only style source the CSP allows).
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderRadius)).toBe('12px');
+    expect(await page.evaluate("getComputedStyle(document.querySelector('main')).borderRadius")).toBe('12px');
     expect(violations).toEqual([]);
     await page.close();
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MockConfigInput, MockServerOptions } from '../../src/mock/index.js';
 import { createPkcePair } from '../../src/oauth/pkce.js';
 import { authorizeUrl, Browser, formFields, pkceRequest, startMock } from './helpers.js';
 
@@ -111,7 +112,11 @@ describe('consent page and the whole interactive flow', () => {
   });
 
   it('--no-consent and per-client consent: false go from login straight to the code', async () => {
-    for (const [config, options] of [[undefined, { consent: false }], [{ clients: [{ client_id: 'photo-cli', redirect_uris: ['http://127.0.0.1/callback'], consent: false }] }, {}]] as const) {
+    const cases: [MockConfigInput | undefined, MockServerOptions][] = [
+      [undefined, { consent: false }],
+      [{ clients: [{ client_id: 'photo-cli', redirect_uris: ['http://127.0.0.1/callback'], consent: false }] }, {}],
+    ];
+    for (const [config, options] of cases) {
       const server = await startMock(config, options);
       const browser = new Browser();
       const { fields } = await openLogin(server, browser);

@@ -156,7 +156,7 @@ describe('POST /token: request format', () => {
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/x-www-form-urlencoded/) });
     const query = await fetch(`${url}?grant_type=authorization_code`, { method: 'POST', body: new URLSearchParams({ client_id: 'photo-cli' }) });
-    expect((await query.json()).error).toBe('invalid_request');
+    expect(((await query.json()) as { error: string }).error).toBe('invalid_request');
     const dup = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=a&code=b&client_id=photo-cli' });
     expect(await dup.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/code parameter is sent more than once/) });
     expect((await postForm(url, { client_id: 'photo-cli' })).body.error).toBe('invalid_request');
@@ -170,7 +170,7 @@ describe('POST /token: request format', () => {
     const server = await startMock();
     const res = await fetch(`${server.authUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&code=${'a'.repeat(100_000)}` });
     expect(res.status).toBe(413);
-    expect((await res.json()).error).toBe('invalid_request');
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
   });
 
   it('answers 405 to GET', async () => {
