@@ -139,7 +139,7 @@ complete -F _oauthctl oauthctl
 
 /** zsh: `[` `]` `:` and `'` are special inside _arguments specs. */
 function zshEscape(text: string): string {
-  return text.replace(/'/g, "'\\''").replace(/([[\]:\\])/g, '\\$1');
+  return text.replace(/([[\]:\\])/g, '\\$1').replace(/'/g, "'\\''");
 }
 
 function zshArguments(options: CompletionOption[]): string {
