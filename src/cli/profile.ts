@@ -190,8 +190,8 @@ Examples:
 
   addCommonOptions(
     profile
-      .command('list')
-      .description('list the profiles')
+      .command('list', { isDefault: true })
+      .description('list the profiles (the default)')
       .option('--config <FILE>', CONFIG_HELP)
       .option('--names', 'only the names, one a line')
       .option('--json', 'print {"path","profiles":[...]}'),

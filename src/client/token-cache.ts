@@ -198,8 +198,9 @@ export async function listCachedTokens(cache: TokenCache): Promise<{ file: strin
   try {
     names = await fs.readdir(cache.dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new UsageError(`cannot read the token cache ${cache.dir} (${code ?? (err as Error).message})`, 'check its permissions');
   }
   const out: { file: string; entry: CachedTokens }[] = [];
   for (const name of names.filter((n) => /^(profile|client)-[^/]+\.json$/.test(n)).sort()) {
