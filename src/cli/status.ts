@@ -65,7 +65,7 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
   const where = result.issuer ?? result.token_endpoint ?? '';
   const expiry = result.expires_in === undefined ? 'the server gave no expiry' : result.status === 'valid' ? `expires ${formatRelative(result.expires_in * 1000)}` : `expired ${formatRelative(result.expires_in * 1000)}`;
   const head = result.status === 'valid' ? r.paint.green('Logged in') : r.paint.yellow('Login expired');
-  const lines = [`${head}: ${who} at ${where}`, `  access token: ${result.status}, ${expiry}`];
+  const lines = [`${head}: ${who.includes(where) ? who : `${who} at ${where}`}`, `  access token: ${result.status}, ${expiry}`];
   if (result.scope) lines.push(`  scope: ${result.scope}`);
   lines.push(`  refresh token: ${result.refresh_token ? 'cached' : 'none'}; ID token: ${result.id_token ? 'cached' : 'none'}`);
   if (result.status === 'expired') {

@@ -117,6 +117,9 @@ describe('oauthctl call', () => {
       const result = await runCli(['call', `${mock.baseUrl}/photos`, '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/answered 401; refreshing/);
+      const status = await runCli(['status', '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env });
+      expect(status.code).toBe(0);
+      expect(status.stderr).toMatch(/^Logged in: client photo-cli at http:\/\/127\.0\.0\.1:\d+\/token\n/);
       const token = await runCli(['token', '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env });
       expect(token.stdout.trim()).not.toBe(first.access_token);
     } finally {
