@@ -29,10 +29,16 @@ export interface LogFields {
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  /** The request target's path (as WHATWG URL parsing gives it). */
+  path: string;
+  /** The query without the `?`, '' when there is none. */
+  query: string;
   state: MockState;
   log: LogFields;
 }
+
+/** The stylesheet of the pages (here so that the router need not load the page templates). */
+export const STYLESHEET_PATH = '/assets/mock.css';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

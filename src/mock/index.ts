@@ -65,7 +65,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     // jose and the key generation stay off the start-up path; the first token waits for them.
     keys: () => (keys ??= import('./keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
   };
-  const server = createServer({ keepAliveTimeout: 5000 }, createRequestListener(state, options.log));
+  const { listener, preload } = createRequestListener(state, options.log);
+  const server = createServer({ keepAliveTimeout: 5000 }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -77,7 +78,13 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
   state.issuer = `http://${hostInUrl}:${port}`;
   state.baseUrl = `${state.issuer}/api`;
-  state.keys().catch(() => undefined);
+  // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
+  // announces the server (a request that comes sooner waits for what it needs).
+  setImmediate(() => {
+    preload()
+      .then(() => state.keys())
+      .catch(() => undefined);
+  });
   const sweep = setInterval(() => state.store.sweep(), SWEEP_INTERVAL_MS);
   sweep.unref();
 

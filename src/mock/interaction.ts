@@ -81,7 +81,7 @@ export async function handleLogin(ex: Exchange): Promise<void> {
 
 /** GET /consent?interaction=...: the consent page after a login (post/redirect/get). */
 export function handleConsentPage(ex: Exchange): void {
-  const { values } = singleParams(ex.url.searchParams);
+  const { values } = singleParams(new URLSearchParams(ex.query));
   const r = resume(ex, values, false);
   if (!r) return;
   if (r.session.record.username === undefined) return void stop(ex, 403, 'You are not signed in.');

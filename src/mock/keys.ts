@@ -1,6 +1,7 @@
-import { createHash, KeyObject, randomUUID, sign } from 'node:crypto';
+import { createHash, KeyObject, sign } from 'node:crypto';
 import { exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { SigningAlg } from './config.js';
+import { base64urlJson } from './jwt.js';
 
 /**
  * The mock's signing key, generated once at start-up and kept as a key object, so that no request
@@ -30,10 +31,12 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
   const signer = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key;
   const encodedHeaders = new Map(['at+jwt', 'JWT'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
   // RFC 7515 section 7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
-  const signJwt = async (claims: JWTPayload, typ: string) => {
-    const input = `${encodedHeaders.get(typ)}.${base64urlJson(claims)}`;
-    return `${input}.${sign('sha256', Buffer.from(input), signer).toString('base64url')}`;
-  };
+  const signJwt = (claims: JWTPayload, typ: string) =>
+    new Promise<string>((resolve, reject) => {
+      const input = `${encodedHeaders.get(typ)}.${base64urlJson(claims)}`;
+      // The callback form signs on libuv's thread pool: the event loop goes on serving meanwhile.
+      sign('sha256', Buffer.from(input), signer, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`)));
+    });
   return {
     alg,
     kid,
@@ -53,14 +56,3 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
     },
   };
 }
-
-function base64urlJson(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-/** OpenID Connect Core 3.1.3.6: at_hash is the left half of the SHA-256 of the access token (RS256, ES256). */
-export function accessTokenHash(accessToken: string): string {
-  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
-}
-
-export const newJti = (): string => randomUUID();

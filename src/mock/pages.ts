@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import { STYLESHEET_PATH } from './http.js';
 
 /**
  * The server-rendered pages: login, consent, error. No scripts at all, styles from /assets/mock.css,
  * a strict Content-Security-Policy, no framing (clickjacking, RFC 6749 section 10.13).
  */
-export const STYLESHEET_PATH = '/assets/mock.css';
+export { STYLESHEET_PATH };
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

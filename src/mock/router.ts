@@ -1,14 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handleMe, handlePhotos, handleUserinfo } from './api.js';
-import { handleAuthorize } from './authorize.js';
-import { handleJwks, handleMetadata } from './discovery.js';
-import { HttpError, sendJson, type Exchange, type LogFields, type MockState } from './http.js';
-import { handleConsent, handleConsentPage, handleLogin } from './interaction.js';
-import { handleIntrospect, handleRevoke } from './introspection.js';
-import { STYLESHEET, STYLESHEET_PATH } from './pages.js';
-import { handleToken } from './token.js';
+import { HttpError, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
+
+/**
+ * An endpoint's handler, imported on first use (or by preloadHandlers right after listening), so that
+ * the server listens and prints its start-up line before the endpoint modules are loaded.
+ */
+class LazyHandler {
+  handler?: Handler;
+  private loading?: Promise<Handler>;
+  constructor(private readonly load: () => Promise<Handler>) {}
+  get(): Promise<Handler> {
+    return (this.loading ??= this.load().then((h) => (this.handler = h)));
+  }
+}
+
+const lazy = <M>(load: () => Promise<M>, pick: (m: M) => Handler) => new LazyHandler(() => load().then(pick));
+const now = (handler: Handler) => Object.assign(new LazyHandler(() => Promise.resolve(handler)), { handler });
 
 /** One request, as the log shows it: `--json` prints these as JSON lines. */
 export interface MockLogEntry {
@@ -23,7 +32,8 @@ export interface MockLogEntry {
   duration_ms: number;
 }
 
-function handleStylesheet(ex: Exchange): void {
+async function handleStylesheet(ex: Exchange): Promise<void> {
+  const { STYLESHEET } = await import('./pages.js');
   ex.log.outcome = 'ok';
   ex.res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Content-Length': Buffer.byteLength(STYLESHEET), 'Cache-Control': 'max-age=3600', 'X-Content-Type-Options': 'nosniff' });
   ex.res.end(STYLESHEET);
@@ -42,33 +52,60 @@ function handleIndex(ex: Exchange): void {
   });
 }
 
+type Routes = Map<string, Partial<Record<string, LazyHandler>>>;
+
 /** Path -> method -> handler. */
-function routes(): Map<string, Partial<Record<string, Handler>>> {
-  return new Map<string, Partial<Record<string, Handler>>>([
-    ['/', { GET: handleIndex }],
-    ['/authorize', { GET: handleAuthorize }],
-    ['/login', { POST: handleLogin }],
-    ['/consent', { GET: handleConsentPage, POST: handleConsent }],
-    ['/token', { POST: handleToken }],
-    ['/userinfo', { GET: handleUserinfo, POST: handleUserinfo }],
-    ['/introspect', { POST: handleIntrospect }],
-    ['/revoke', { POST: handleRevoke }],
-    ['/jwks', { GET: handleJwks }],
-    ['/.well-known/oauth-authorization-server', { GET: handleMetadata }],
-    ['/.well-known/openid-configuration', { GET: handleMetadata }],
-    ['/api/photos', { GET: handlePhotos }],
-    ['/api/me', { GET: handleMe }],
-    [STYLESHEET_PATH, { GET: handleStylesheet }],
+function routes(): Routes {
+  const api = () => import('./api.js');
+  const authorize = () => import('./authorize.js');
+  const discovery = () => import('./discovery.js');
+  const interaction = () => import('./interaction.js');
+  const introspection = () => import('./introspection.js');
+  const userinfo = lazy(api, (m) => m.handleUserinfo);
+  const metadata = lazy(discovery, (m) => m.handleMetadata);
+  return new Map<string, Partial<Record<string, LazyHandler>>>([
+    ['/', { GET: now(handleIndex) }],
+    ['/authorize', { GET: lazy(authorize, (m) => m.handleAuthorize) }],
+    ['/login', { POST: lazy(interaction, (m) => m.handleLogin) }],
+    ['/consent', { GET: lazy(interaction, (m) => m.handleConsentPage), POST: lazy(interaction, (m) => m.handleConsent) }],
+    ['/token', { POST: lazy(() => import('./token.js'), (m) => m.handleToken) }],
+    ['/userinfo', { GET: userinfo, POST: userinfo }],
+    ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
+    ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
+    ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
+    ['/.well-known/oauth-authorization-server', { GET: metadata }],
+    ['/.well-known/openid-configuration', { GET: metadata }],
+    ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
+    ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
+    [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
   ]);
+}
+
+/** Path and query of a request target: plain splitting when the path is a route, else WHATWG URL parsing. */
+function splitTarget(target: string, table: Routes): { path: string; query: string } | undefined {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  // A route's path is plain ASCII, which URL parsing leaves as it is; a '#' would end the query.
+  if (table.has(path) && !query.includes('#')) return { path, query };
+  try {
+    const url = new URL(target, 'http://mock.invalid');
+    return { path: url.pathname, query: url.search.slice(1) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The request listener: routes, catches every error (a bad request gets a 4xx, never a crash), and
  * logs one entry per request.
  */
-export function createRequestListener(state: MockState, log?: (entry: MockLogEntry) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(state: MockState, log?: (entry: MockLogEntry) => void): { listener: (req: IncomingMessage, res: ServerResponse) => void; preload: () => Promise<void> } {
   const table = routes();
-  return (req, res) => {
+  const preload = async () => {
+    for (const entry of table.values()) for (const h of Object.values(entry)) await h?.get();
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = log ? performance.now() : 0;
     const fields: LogFields = {};
     let path = '/';
@@ -80,34 +117,33 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
       if (fields.errorDescription !== undefined) entry.error_description = fields.errorDescription;
       log(entry);
     };
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://mock.invalid');
-      path = url.pathname;
-    } catch {
+    const target = splitTarget(req.url ?? '/', table);
+    if (!target) {
       fields.error = 'invalid_request';
       sendJson(res, 400, { error: 'invalid_request', error_description: 'the request target is not a valid URL path' });
       return done();
     }
-    const ex: Exchange = { req, res, url, state, log: fields };
-    const entry = table.get(url.pathname);
+    path = target.path;
+    const ex: Exchange = { req, res, path, query: target.query, state, log: fields };
+    const entry = table.get(path);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
-    const handler = entry?.[method];
-    if (!handler) {
+    const lazyHandler = entry?.[method];
+    if (!lazyHandler) {
       if (entry) {
         const allow = Object.keys(entry).join(', ');
         fields.error = 'invalid_request';
         fields.errorDescription = `method ${req.method} not allowed`;
-        sendJson(res, 405, { error: 'invalid_request', error_description: `${url.pathname} accepts ${allow} only` }, { Allow: allow });
+        sendJson(res, 405, { error: 'invalid_request', error_description: `${path} accepts ${allow} only` }, { Allow: allow });
       } else {
         fields.error = 'not_found';
-        sendJson(res, 404, { error: 'not_found', error_description: `no endpoint at ${url.pathname}` });
+        sendJson(res, 404, { error: 'not_found', error_description: `no endpoint at ${path}` });
       }
       return done();
     }
+    const handler = lazyHandler.handler;
     let result: void | Promise<void>;
     try {
-      result = handler(ex);
+      result = handler ? handler(ex) : lazyHandler.get().then((h) => h(ex));
     } catch (err) {
       fail(ex, err);
       return done();
@@ -118,6 +154,7 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
     });
     else done();
   };
+  return { listener, preload };
 }
 
 function fail(ex: Exchange, err: unknown): void {

@@ -5,7 +5,7 @@ import { userClaims } from './claims.js';
 import { authenticateClient } from './client-auth.js';
 import type { MockClient } from './config.js';
 import { isFormBody, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from './http.js';
-import { accessTokenHash, newJti } from './keys.js';
+import { accessTokenHash, newJti } from './jwt.js';
 
 const MAX_TOKENS_PER_FAMILY = 1000;
 
@@ -18,7 +18,7 @@ export async function formParams(ex: Exchange): Promise<Map<string, string> | un
     sendOAuthError(ex, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded (RFC 6749 section 4.1.3)');
     return undefined;
   }
-  if (ex.url.search !== '') {
+  if (ex.query !== '') {
     sendOAuthError(ex, 400, 'invalid_request', 'parameters belong in the form body, not the query string');
     return undefined;
   }
