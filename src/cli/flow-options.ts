@@ -9,7 +9,7 @@ import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from '../oauth/token-reque
 import type { Renderer } from '../output/render.js';
 import type { FlowConfig, PkceParams } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
-import { collect, type CommonOptions } from './command.js';
+import { collect, parseHttpUrl, type CommonOptions } from './command.js';
 import type { IO } from './io.js';
 
 export type { FlowConfig, PkceParams } from '../client/flow-config.js';
@@ -76,10 +76,10 @@ export interface ParsedFlowOptions extends Omit<FlowConfig, 'authorizationEndpoi
  * UsageError (exit 2) with one line. Fresh state, PKCE verifier and nonce are drawn here.
  */
 export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv = {}): ParsedFlowOptions {
-  const authUrl = raw.authUrl !== undefined ? checkHttpUrl('--auth-url', raw.authUrl) : undefined;
-  const issuer = raw.issuer !== undefined ? checkHttpUrl('--issuer', raw.issuer) : undefined;
-  let authorizationEndpoint = raw.authorizationEndpoint !== undefined ? checkHttpUrl('--authorization-endpoint', raw.authorizationEndpoint) : undefined;
-  let tokenEndpoint = raw.tokenEndpoint !== undefined ? checkHttpUrl('--token-endpoint', raw.tokenEndpoint) : undefined;
+  const authUrl = raw.authUrl !== undefined ? parseHttpUrl('--auth-url')(raw.authUrl) : undefined;
+  const issuer = raw.issuer !== undefined ? parseHttpUrl('--issuer')(raw.issuer) : undefined;
+  let authorizationEndpoint = raw.authorizationEndpoint !== undefined ? parseHttpUrl('--authorization-endpoint')(raw.authorizationEndpoint) : undefined;
+  let tokenEndpoint = raw.tokenEndpoint !== undefined ? parseHttpUrl('--token-endpoint')(raw.tokenEndpoint) : undefined;
   if (authUrl !== undefined) {
     const base = authUrl.replace(/\/+$/, '');
     authorizationEndpoint ??= `${base}/authorize`;
@@ -175,19 +175,6 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
     throw new UsageError('no token endpoint known', 'give --token-endpoint, --auth-url or --issuer');
   }
   return config;
-}
-
-function checkHttpUrl(name: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`, 'give an absolute URL such as https://id.example.com');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 /** RFC 6749 section 3.1.2: an absolute URI without a fragment. Custom schemes are allowed (RFC 8252 section 7.1). */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
+import { authorizationUrlOf } from '../client/flow-config.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
 import type { IO } from './io.js';
@@ -21,16 +21,7 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'authorization' });
-    const url = buildAuthorizationUrl({
-      authorizationEndpoint: config.authorizationEndpoint,
-      clientId: config.clientId,
-      redirectUri: config.redirectUri,
-      scopes: config.scopes,
-      state: config.state,
-      codeChallenge: config.pkce?.codeChallenge,
-      codeChallengeMethod: config.pkce?.codeChallengeMethod,
-      extraParams: config.extraParams,
-    }).href;
+    const url = authorizationUrlOf(config);
     if (options.save !== undefined) {
       await (await import('./split-flow.js')).saveFlow(options.save, config, url);
       renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-url 'URL'`);

@@ -1,3 +1,4 @@
+import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { CodeChallengeMethod } from '../oauth/pkce.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
@@ -26,4 +27,18 @@ export interface FlowConfig {
   pkce?: PkceParams;
   /** `--param k=v`, plus a nonce when openid is in scope (OpenID Connect Core section 3.1.2.1). */
   extraParams: Record<string, string>;
+}
+
+/** The authorization request URL (RFC 6749 section 4.1.1) of a flow; `redirectUri` as the listener really serves it. */
+export function authorizationUrlOf(config: FlowConfig, redirectUri: string = config.redirectUri): string {
+  return buildAuthorizationUrl({
+    authorizationEndpoint: config.authorizationEndpoint,
+    clientId: config.clientId,
+    redirectUri,
+    scopes: config.scopes,
+    state: config.state,
+    codeChallenge: config.pkce?.codeChallenge,
+    codeChallengeMethod: config.pkce?.codeChallengeMethod,
+    extraParams: config.extraParams,
+  }).href;
 }

@@ -1,5 +1,4 @@
 import { CliError, FlowError } from '../errors.js';
-import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import type { TokenResponse } from '../oauth/token-request.js';
@@ -7,7 +6,7 @@ import type { IO } from '../cli/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
 import { narrateTokenResponse } from '../output/tokens.js';
-import type { FlowConfig } from './flow-config.js';
+import { authorizationUrlOf, type FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
 import { startSpinner } from './spinner.js';
@@ -45,16 +44,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
   const { config, renderer } = options;
   const receiver = await (options.receiveRedirect ?? listenOnRedirectUri)(config);
   try {
-    const authorizationUrl = buildAuthorizationUrl({
-      authorizationEndpoint: config.authorizationEndpoint,
-      clientId: config.clientId,
-      redirectUri: receiver.redirectUri,
-      scopes: config.scopes,
-      state: config.state,
-      codeChallenge: config.pkce?.codeChallenge,
-      codeChallengeMethod: config.pkce?.codeChallengeMethod,
-      extraParams: config.extraParams,
-    }).href;
+    const authorizationUrl = authorizationUrlOf(config, receiver.redirectUri);
 
     renderer.step('Authorization request');
     renderer.info(`GET ${config.authorizationEndpoint}`);
