@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 import { parseScope } from '../oauth/scope.js';
 import { userClaims } from './claims.js';
 import { REALM } from './client-auth.js';
-import { quoted, sendJson, type Exchange } from './http.js';
+import { errorDescription, quoted, sendJson, type Exchange } from './http.js';
 
 /** The sample protected resource `photo`. */
 const PHOTOS = [
@@ -43,7 +43,8 @@ export async function bearerClaims(ex: Exchange, requiredScope?: string): Promis
   return claims;
 }
 
-function bearerError(ex: Exchange, status: number, error: string, description: string, scope?: string): void {
+function bearerError(ex: Exchange, status: number, error: string, text: string, scope?: string): void {
+  const description = errorDescription(text);
   ex.log.outcome = 'refused';
   ex.log.error = error;
   ex.log.errorDescription = description;

@@ -1,6 +1,7 @@
 import { codeVerifierProblem, type CodeChallengeMethod } from '../oauth/pkce.js';
 import { parseScope } from '../oauth/scope.js';
 import type { MockClient, MockConfig } from './config.js';
+import { q } from './http.js';
 import { matchRedirectUri } from './redirect-uri.js';
 import type { AuthorizationRequest } from './store.js';
 
@@ -24,11 +25,11 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   }
   if (!clientId) return { kind: 'page', message: 'the request has no client_id parameter' };
   const client = config.clients.get(clientId);
-  if (!client) return { kind: 'page', message: `client_id ${JSON.stringify(clientId)} is not a registered client`, clientId };
+  if (!client) return { kind: 'page', message: `client_id ${q(clientId)} is not a registered client`, clientId };
   const redirectUri = values.get('redirect_uri');
   if (!redirectUri) return { kind: 'page', message: 'the request has no redirect_uri parameter (this server requires it)', clientId };
   if (!matchRedirectUri(client.redirectUris, redirectUri)) {
-    return { kind: 'page', message: `redirect_uri ${JSON.stringify(redirectUri)} is not registered for client ${JSON.stringify(clientId)}`, clientId };
+    return { kind: 'page', message: `redirect_uri ${q(redirectUri)} is not registered for client ${q(clientId)}`, clientId };
   }
 
   const state = duplicate === 'state' ? undefined : values.get('state');
@@ -47,11 +48,11 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   if (responseType !== 'code') {
     return fail(
       'unsupported_response_type',
-      `response_type ${JSON.stringify(responseType)} is not supported: only the authorization code flow (response_type=code) is, with PKCE for public clients; the implicit flow is not (RFC 9700 section 2.1.2)`,
+      `response_type ${q(responseType)} is not supported: only the authorization code flow (response_type=code) is, with PKCE for public clients; the implicit flow is not (RFC 9700 section 2.1.2)`,
     );
   }
   const responseMode = values.get('response_mode');
-  if (responseMode !== undefined && responseMode !== 'query') return fail('invalid_request', `response_mode ${JSON.stringify(responseMode)} is not supported; only query is`);
+  if (responseMode !== undefined && responseMode !== 'query') return fail('invalid_request', `response_mode ${q(responseMode)} is not supported; only query is`);
   if (values.has('request') || values.has('request_uri')) return fail('invalid_request', 'request objects (request, request_uri) are not supported');
   if (state === undefined) return fail('invalid_request', 'state is missing; send a fresh unguessable value with every request (RFC 6749 section 10.12)');
 
@@ -59,15 +60,15 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   if (!scopeParam) return fail('invalid_scope', `scope is missing; request one or more of: ${[...client.scopes].join(' ')}`);
   const scopes = parseScope(scopeParam);
   const unknown = scopes.filter((s) => !config.scopes.has(s));
-  if (unknown.length > 0) return fail('invalid_scope', `unknown scope ${unknown.map((s) => JSON.stringify(s)).join(', ')}`);
+  if (unknown.length > 0) return fail('invalid_scope', `unknown scope ${unknown.map(q).join(', ')}`);
   const notAllowed = scopes.filter((s) => !client.scopes.has(s));
-  if (notAllowed.length > 0) return fail('invalid_scope', `client ${client.clientId} may not request scope ${notAllowed.map((s) => JSON.stringify(s)).join(', ')}`);
+  if (notAllowed.length > 0) return fail('invalid_scope', `client ${client.clientId} may not request scope ${notAllowed.map(q).join(', ')}`);
 
   const pkce = checkPkce(values, client);
   if (typeof pkce === 'string') return fail('invalid_request', pkce);
 
   const prompt = new Set(parseScope(values.get('prompt')));
-  for (const p of prompt) if (!PROMPTS.has(p)) return fail('invalid_request', `prompt value ${JSON.stringify(p)} is not supported`);
+  for (const p of prompt) if (!PROMPTS.has(p)) return fail('invalid_request', `prompt value ${q(p)} is not supported`);
   if (prompt.has('none') && prompt.size > 1) return fail('invalid_request', 'prompt=none cannot be combined with other prompt values (OpenID Connect Core 3.1.2.1)');
 
   const nonce = values.get('nonce');
@@ -88,7 +89,7 @@ function checkPkce(values: Map<string, string>, client: MockClient): string | { 
     // RFC 7636 section 4.3: an absent method means plain.
     if (!client.allowPlainPkce) return 'code_challenge_method is missing, which means plain; send code_challenge_method=S256';
   } else if (method !== 'S256' && method !== 'plain') {
-    return `code_challenge_method ${JSON.stringify(method)} is not supported; use S256`;
+    return `code_challenge_method ${q(method)} is not supported; use S256`;
   } else if (method === 'plain' && !client.allowPlainPkce) {
     return `code_challenge_method plain is not allowed for client ${client.clientId}; use S256 (RFC 7636 section 7.2)`;
   }

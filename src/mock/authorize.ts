@@ -1,7 +1,7 @@
 import { randomToken } from '../oauth/random.js';
 import { checkAuthorizationRequest } from './authorize-request.js';
 import type { MockClient } from './config.js';
-import { redirect, singleParams, type Exchange } from './http.js';
+import { errorDescription, redirect, singleParams, type Exchange } from './http.js';
 import { consentPage, errorPage, loginPage, sendPage } from './pages.js';
 import { redirectOrigin, withParams } from './redirect-uri.js';
 import { currentSession, startSession, type Session } from './session.js';
@@ -111,7 +111,8 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
 }
 
 /** RFC 6749 section 4.1.2.1 with RFC 9207's iss. */
-export function redirectError(ex: Exchange, redirectUri: string, state: string | undefined, error: string, description: string, status = 302): void {
+export function redirectError(ex: Exchange, redirectUri: string, state: string | undefined, error: string, text: string, status = 302): void {
+  const description = errorDescription(text);
   ex.log.outcome = 'error redirect';
   ex.log.error = error;
   ex.log.errorDescription = description;

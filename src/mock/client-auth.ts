@@ -1,6 +1,6 @@
 import { constantTimeEqual } from '../oauth/pkce.js';
 import type { MockClient, TokenEndpointAuthMethod } from './config.js';
-import { sendOAuthError, type Exchange } from './http.js';
+import { q, sendOAuthError, type Exchange } from './http.js';
 
 export const REALM = 'oauthctl-mock';
 const DUMMY_SECRET = 'no such client: compare anyway';
@@ -36,8 +36,9 @@ export function authenticateClient(ex: Exchange, values: Map<string, string>): M
   if (clientId === undefined) return refuse('no client authentication: send client_id (public client) or the client credentials');
   ex.log.clientId = clientId;
   const client = ex.state.config.clients.get(clientId);
-  const secretOk = constantTimeEqual(secret ?? '', client?.clientSecret ?? DUMMY_SECRET);
-  if (!client) return refuse(`client_id ${JSON.stringify(clientId)} is not a registered client`);
+  // Compared whether or not the client exists, so that the time taken does not tell (none: nothing to compare).
+  const secretOk = method !== 'none' && constantTimeEqual(secret ?? '', client?.clientSecret ?? DUMMY_SECRET);
+  if (!client) return refuse(`client_id ${q(clientId)} is not a registered client`);
   if (client.tokenEndpointAuthMethod !== method) {
     return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, but the request used ${method}`);
   }

@@ -105,8 +105,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/**
+ * An error_description as RFC 6749 section 5.2 (and RFC 6750 section 3) allows it: %x20-21 / %x23-5B /
+ * %x5D-7E only. Double quotes become single quotes, backslashes go, any other character outside the set
+ * (control characters, non-ASCII from echoed input) becomes '?'.
+ */
+export function errorDescription(text: string): string {
+  return text.replace(/\\/g, '').replace(/"/g, "'").replace(/[^\x20-\x7e]/g, '?');
+}
+
+/** A value quoted inside an error_description or page message: 'value' (sanitized when it is emitted). */
+export function q(value: string): string {
+  return `'${value}'`;
+}
+
 /** RFC 6749 section 5.2 error body; `no-store` as for every token-endpoint response (section 5.1). */
-export function sendOAuthError(ex: Exchange, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+export function sendOAuthError(ex: Exchange, status: number, error: string, text: string, headers: Record<string, string> = {}): void {
+  const description = errorDescription(text);
   ex.log.error = error;
   ex.log.errorDescription = description;
   ex.log.outcome ??= 'refused';

@@ -13,11 +13,24 @@ export function matchRedirectUri(registered: readonly string[], requested: strin
   return registered.includes(`http://${m[1]}${m[3] ?? ''}`);
 }
 
-/** Adds parameters to a redirect URI, keeping the query it already has (RFC 6749 section 3.1.2). */
+/**
+ * Adds parameters to a redirect URI, keeping its query as it is (RFC 6749 section 3.1.2); values are
+ * form-urlencoded. Redirect URIs carry no fragment (section 3.1.2), so the parameters go last.
+ */
 export function withParams(redirectUri: string, params: Record<string, string | undefined>): string {
-  const url = new URL(redirectUri);
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(key, value);
-  return url.href;
+  let out = redirectUri;
+  let sep = redirectUri.includes('?') ? (/[?&]$/.test(redirectUri) ? '' : '&') : '?';
+  for (const key in params) {
+    const value = params[key];
+    if (value === undefined) continue;
+    out += `${sep}${key}=${formEncode(value)}`;
+    sep = '&';
+  }
+  return out;
+}
+
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+');
 }
 
 /** The origin a form's redirect goes to, for the form-action directive of the page's CSP. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
+import { errorDescription, HttpError, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
 
@@ -133,10 +133,10 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
         const allow = Object.keys(entry).join(', ');
         fields.error = 'invalid_request';
         fields.errorDescription = `method ${req.method} not allowed`;
-        sendJson(res, 405, { error: 'invalid_request', error_description: `${path} accepts ${allow} only` }, { Allow: allow });
+        sendJson(res, 405, { error: 'invalid_request', error_description: errorDescription(`${path} accepts ${allow} only`) }, { Allow: allow });
       } else {
         fields.error = 'not_found';
-        sendJson(res, 404, { error: 'not_found', error_description: `no endpoint at ${path}` });
+        sendJson(res, 404, { error: 'not_found', error_description: errorDescription(`no endpoint at ${path}`) });
       }
       return done();
     }
@@ -167,6 +167,6 @@ function fail(ex: Exchange, err: unknown): void {
     res.destroy();
     return;
   }
-  if (known) sendJson(res, err.status, { error: err.error, error_description: err.description }, { 'Cache-Control': 'no-store', Connection: 'close' });
+  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close' });
   else sendJson(res, 500, { error: 'server_error', error_description: 'the mock hit an unexpected error; see its log' }, { 'Cache-Control': 'no-store' });
 }

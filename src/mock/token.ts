@@ -4,7 +4,7 @@ import { formatScope, parseScope } from '../oauth/scope.js';
 import { userClaims } from './claims.js';
 import { authenticateClient } from './client-auth.js';
 import type { MockClient } from './config.js';
-import { isFormBody, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from './http.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from './http.js';
 import { accessTokenHash, newJti } from './jwt.js';
 
 const MAX_TOKENS_PER_FAMILY = 1000;
@@ -40,7 +40,7 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!client) return;
   if (grantType === 'authorization_code') return exchangeCode(ex, client, values);
   if (grantType === 'refresh_token') return refresh(ex, client, values);
-  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
+  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
 }
 
 async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
