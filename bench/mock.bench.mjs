@@ -1,24 +1,34 @@
 #!/usr/bin/env node
 // The mock authorization server under load, next to baselines measured in the same run:
 // 1. complete code+PKCE flows per second (GET /authorize -> 302 -> POST /token) through --auto-login,
-//    with N concurrent loops over keep-alive connections, against oauth2-mock-server 8 (its
-//    authorize + token) and against a bare node http server that redirects and answers without checks;
-// 2. time to ready of `oauthctl serve-mock --port 0 --json` (until the JSON line) against `node -e 0`;
+//    against oauth2-mock-server 8 (its authorize + token, same signing alg) and against a bare node http
+//    server that redirects and answers without checks or signing. Every server runs in its own child
+//    process; the load generator runs in another child (an undici Pool: keep-alive, N concurrent loops,
+//    a warm-up, then a fixed duration). Rounds are interleaved (each round measures every server once,
+//    in rotating order) so that load noise on the machine hits all alike; figures are medians of rounds.
+//    Where /proc is readable, each server's own CPU time per flow is printed too.
+// 2. time to ready of `oauthctl serve-mock --port 0 --json` (until the JSON line) against `node -e 0`,
+//    interleaved runs, medians;
 // 3. heap after GC before and after 100,000 flows (expired and used codes are swept, stores bounded).
-// Run: npm run build && node --expose-gc bench/mock.bench.mjs   (env BENCH_SECONDS, BENCH_CONCURRENCY)
+// Run: npm run build && node --expose-gc bench/mock.bench.mjs
+// env: BENCH_SECONDS (per round and server, default 3), BENCH_ROUNDS (5), BENCH_CONCURRENCY (16),
+//      BENCH_MEMORY_FLOWS (100000)
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const self = fileURLToPath(import.meta.url);
+const root = join(dirname(self), '..');
 const cli = join(root, 'bin', 'oauthctl.js');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MEMORY_FLOWS = Number(process.env.BENCH_MEMORY_FLOWS ?? 100_000);
+const WARMUP_MS = 500;
 const REDIRECT_URI = 'http://127.0.0.1:8080/callback';
 
 const BARE = `
@@ -49,32 +59,24 @@ await server.start(0, '127.0.0.1');
 console.log(JSON.stringify({ issuer: server.issuer.url }));
 `;
 
-function startChild(args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
-  const lines = createInterface({ input: child.stdout });
-  return once(lines, 'line').then(([line]) => ({ child, issuer: JSON.parse(line).issuer }));
-}
-
-function pkcePair() {
-  const verifier = randomBytes(48).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** N loops of authorize -> token for `seconds`; returns flows per second. */
-async function flowsPerSecond(issuer, seconds) {
+/** The load generator (this file run with --load): loops of authorize -> token; prints {flows, failures, seconds}. */
+async function loadGenerator(issuer, seconds) {
+  const { Pool } = await import('undici');
   const url = new URL(issuer);
   const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 10_000 });
   const prefix = url.pathname.replace(/\/$/, '');
   let flows = 0;
   let failures = 0;
+  let firstFailure;
   let stopAt = 0;
   const loop = async () => {
-    const { verifier, challenge } = pkcePair();
+    const verifier = randomBytes(48).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
     const authorize = `${prefix}/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'photo-cli', redirect_uri: REDIRECT_URI, state: 'bench-state-0123456789', scope: 'photo', code_challenge: challenge, code_challenge_method: 'S256' })}`;
     while (performance.now() < stopAt) {
       const a = await pool.request({ path: authorize, method: 'GET' });
       await a.body.dump();
-      const code = new URL(String(a.headers.location)).searchParams.get('code');
+      const code = a.statusCode === 302 ? new URL(String(a.headers.location)).searchParams.get('code') : null;
       const t = await pool.request({
         path: `${prefix}/token`,
         method: 'POST',
@@ -82,80 +84,144 @@ async function flowsPerSecond(issuer, seconds) {
         body: new URLSearchParams({ grant_type: 'authorization_code', code: code ?? '', redirect_uri: REDIRECT_URI, client_id: 'photo-cli', code_verifier: verifier }).toString(),
       });
       const body = await t.body.json();
-      if (t.statusCode === 200 && body.access_token) flows++;
-      else failures++;
+      if (t.statusCode === 200 && typeof body.access_token === 'string') flows++;
+      else {
+        failures++;
+        firstFailure ??= body;
+      }
     }
   };
-  // Warm up (JIT, connections, key generation), then measure.
-  stopAt = performance.now() + 700;
+  // Warm-up (JIT on both sides, connections), then a fixed duration.
+  stopAt = performance.now() + WARMUP_MS;
   await Promise.all(Array.from({ length: CONCURRENCY }, loop));
   flows = 0;
+  process.stdout.write('measuring\n');
   const started = performance.now();
   stopAt = started + seconds * 1000;
   await Promise.all(Array.from({ length: CONCURRENCY }, loop));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
-  if (failures) throw new Error(`${failures} flows failed against ${issuer}`);
-  return flows / elapsed;
+  process.stdout.write(`${JSON.stringify({ flows, failures, seconds: elapsed, firstFailure })}\n`);
 }
 
-async function measure(name, args, env) {
-  const { child, issuer } = await startChild(args, env);
+function startChild(args, env = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
+  const lines = createInterface({ input: child.stdout });
+  return once(lines, 'line').then(([line]) => ({ child, issuer: JSON.parse(line).issuer }));
+}
+
+/** utime + stime of a process in clock ticks (Linux), or undefined. */
+function cpuTicks(pid) {
   try {
-    return await flowsPerSecond(issuer, SECONDS);
-  } catch (err) {
-    console.log(`${name}: ${err.message}`);
-    return NaN;
-  } finally {
-    child.kill('SIGTERM');
-    await once(child, 'close');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
   }
 }
+const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
-const fmt = (n) => (Number.isFinite(n) ? n.toFixed(0).padStart(6) : '   n/a');
+/** One round against one server: flows per second, and the server's CPU microseconds per flow. */
+async function round(server, seconds = SECONDS) {
+  const load = spawn(process.execPath, [self, '--load', server.issuer, String(seconds)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: load.stdout });
+  let before;
+  let result;
+  for await (const line of lines) {
+    if (line === 'measuring') before = cpuTicks(server.child.pid);
+    else result = JSON.parse(line);
+  }
+  const after = cpuTicks(server.child.pid);
+  if (result.failures) throw new Error(`${server.name}: ${result.failures} flows failed, first: ${JSON.stringify(result.firstFailure)}`);
+  const cpu = before !== undefined && after !== undefined && result.flows ? ((after - before) * TICK_US) / result.flows : NaN;
+  return { rate: result.flows / result.seconds, cpu };
+}
+
+const median = (xs) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (n, w = 6) => (Number.isFinite(n) ? n.toFixed(0).padStart(w) : 'n/a'.padStart(w));
 const ratio = (a, b) => (a / b).toFixed(2);
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
 
 async function throughput() {
-  console.log(`flows/s (authorize -> 302 -> token, code + PKCE S256, ${CONCURRENCY} loops over keep-alive, ${SECONDS} s each)`);
-  const bare = await measure('bare', ['--input-type=module', '-e', BARE]);
-  const rows = [];
+  const mock = (alg) => [cli, 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', ...(alg === 'ES256' ? ['--config', 'fixtures/mock/fast.json'] : [])];
+  const specs = [
+    { name: 'bare node http server (no checks, no signing)', key: 'bare', args: ['--input-type=module', '-e', BARE] },
+    { name: 'oauthctl serve-mock, ES256 (fixtures/mock/fast.json)', key: 'oursES256', args: mock('ES256') },
+    { name: 'oauth2-mock-server 8, ES256', key: 'theirsES256', args: ['--input-type=module', '-e', OAUTH2_MOCK_SERVER], env: { ALG: 'ES256' } },
+    { name: 'oauthctl serve-mock, RS256 (the default)', key: 'oursRS256', args: mock('RS256') },
+    { name: 'oauth2-mock-server 8, RS256', key: 'theirsRS256', args: ['--input-type=module', '-e', OAUTH2_MOCK_SERVER], env: { ALG: 'RS256' } },
+  ];
+  console.log(`flows/s (authorize -> 302 -> token, code + PKCE S256, ${CONCURRENCY} loops over keep-alive; each server in its own process, the load generator in another;`);
+  console.log(`  an unmeasured warm-up round per server, then ${ROUNDS} interleaved rounds of ${SECONDS} s per server, each after a ${WARMUP_MS} ms warm-up;
+  medians; server CPU per flow from /proc)`);
+  const servers = [];
+  try {
+    for (const spec of specs) servers.push({ ...spec, ...(await startChild(spec.args, spec.env)), rates: [], cpus: [] });
+    // An unmeasured round each first: every server's JIT warm, keys made, modules loaded.
+    for (const server of servers) await round(server, 1);
+    for (let r = 0; r < ROUNDS; r++) {
+      // Rotate the order each round, so that no server always runs first or last.
+      for (let i = 0; i < servers.length; i++) {
+        const server = servers[(i + r) % servers.length];
+        const { rate, cpu } = await round(server);
+        server.rates.push(rate);
+        server.cpus.push(cpu);
+      }
+    }
+  } finally {
+    for (const s of servers) s.child.kill('SIGTERM');
+    await Promise.all(servers.map((s) => (s.child.exitCode === null ? once(s.child, 'close') : undefined)));
+  }
+  const m = Object.fromEntries(servers.map((s) => [s.key, { rate: median(s.rates), cpu: median(s.cpus), all: s.rates }]));
+  for (const s of servers) {
+    const { rate, cpu, all } = m[s.key];
+    console.log(`  ${s.name.padEnd(52)} ${fmt(rate)} flows/s  ${fmt(cpu, 4)} us CPU/flow   rounds: ${all.map((x) => x.toFixed(0)).join(' ')}`);
+  }
   for (const alg of ['ES256', 'RS256']) {
-    const config = alg === 'ES256' ? ['--config', 'fixtures/mock/fast.json'] : [];
-    const ours = await measure(`oauthctl ${alg}`, [cli, 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', ...config]);
-    const theirs = await measure(`oauth2-mock-server ${alg}`, ['--input-type=module', '-e', OAUTH2_MOCK_SERVER], { ALG: alg });
-    rows.push({ alg, ours, theirs });
+    const ours = m[`ours${alg}`].rate;
+    const theirs = m[`theirs${alg}`].rate;
+    const bare = m.bare.rate;
+    console.log(`goal ${alg}: >= 3x oauth2-mock-server (${alg} too): ${ratio(ours, theirs)}x ${verdict(ours >= 3 * theirs)}; >= 0.5x bare: ${ratio(ours, bare)}x ${verdict(ours >= 0.5 * bare)}`);
   }
-  console.log(`  bare node http server (no checks, no signing)   ${fmt(bare)}`);
-  for (const { alg, ours, theirs } of rows) {
-    console.log(`  oauthctl serve-mock, ${alg} access tokens         ${fmt(ours)}   ${ratio(ours, theirs)}x oauth2-mock-server, ${ratio(ours, bare)}x bare`);
-    console.log(`  oauth2-mock-server 8, ${alg}                      ${fmt(theirs)}`);
-  }
-  const es = rows[0];
-  console.log(`goal (ES256, signing_alg from fixtures/mock/fast.json): >= 3x oauth2-mock-server: ${ratio(es.ours, es.theirs)}x ${verdict(es.ours >= 3 * es.theirs)}; >= 0.5x bare: ${ratio(es.ours, bare)}x ${verdict(es.ours >= 0.5 * bare)}`);
-  const rs = rows[1];
-  console.log(`default RS256: ${ratio(rs.ours, rs.theirs)}x oauth2-mock-server (${verdict(rs.ours >= 3 * rs.theirs)} for 3x), ${ratio(rs.ours, bare)}x bare (an RSA-2048 signature alone costs more than a bare flow)`);
 }
 
 async function timeToReady() {
-  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const runs = 11;
+  const runs = Number(process.env.BENCH_READY_RUNS ?? 15);
+  const bare = async () => {
+    const t = performance.now();
+    await once(spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }), 'close');
+    return performance.now() - t;
+  };
+  const mock = async () => {
+    const t = performance.now();
+    const child = spawn(process.execPath, [cli, 'serve-mock', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    await once(createInterface({ input: child.stdout }), 'line');
+    const ms = performance.now() - t;
+    child.kill('SIGTERM');
+    await once(child, 'close');
+    return ms;
+  };
+  await bare();
+  await mock(); // warm the file system cache
   const node = [];
   const ready = [];
   for (let i = 0; i < runs; i++) {
-    let t = performance.now();
-    const bare = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    await once(bare, 'close');
-    node.push(performance.now() - t);
-    t = performance.now();
-    const child = spawn(process.execPath, [cli, 'serve-mock', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    await once(createInterface({ input: child.stdout }), 'line');
-    ready.push(performance.now() - t);
-    child.kill('SIGTERM');
-    await once(child, 'close');
+    // Interleaved, alternating which goes first.
+    if (i % 2) {
+      node.push(await bare());
+      ready.push(await mock());
+    } else {
+      ready.push(await mock());
+      node.push(await bare());
+    }
   }
   const [n, r] = [median(node), median(ready)];
-  console.log(`time to ready (median of ${runs}): serve-mock --port 0 --json ${r.toFixed(0)} ms, node -e 0 ${n.toFixed(0)} ms: ${ratio(r, n)}x (goal <= 2x: ${verdict(r <= 2 * n)})`);
+  console.log(`time to ready (median of ${runs} interleaved runs): serve-mock --port 0 --json ${r.toFixed(0)} ms (until its JSON line), node -e 0 ${n.toFixed(0)} ms: ${ratio(r, n)}x (goal <= 2x: ${verdict(r <= 2 * n)})`);
 }
 
 const MEMORY_CHILD = `
@@ -200,6 +266,10 @@ async function memory() {
   console.log(`heap after GC (offline_access: a code, a refresh token and a family per flow): ${before.toFixed(1)} MiB after a 25,000-flow warm-up, ${after.toFixed(1)} MiB after ${MEMORY_FLOWS.toLocaleString('en')} more flows (${seconds.toFixed(0)} s): ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (goal: flat, within 5 MiB: ${verdict(Math.abs(growth) <= 5)})`);
 }
 
-await throughput();
-await timeToReady();
-await memory();
+if (process.argv[2] === '--load') {
+  await loadGenerator(process.argv[3], Number(process.argv[4]));
+} else {
+  await throughput();
+  await timeToReady();
+  await memory();
+}
