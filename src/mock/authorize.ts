@@ -1,4 +1,4 @@
-import { randomToken } from '../oauth/random.js';
+import { serverToken } from './random-pool.js';
 import { checkAuthorizationRequest } from './authorize-request.js';
 import type { MockClient } from './config.js';
 import { errorDescription, redirect, singleParams, type Exchange } from './http.js';
@@ -58,7 +58,7 @@ export function needsConsent(ex: Exchange, client: MockClient, request: Authoriz
 }
 
 export function newInteraction(ex: Exchange, session: Session, request: AuthorizationRequest): string {
-  const id = randomToken(128);
+  const id = serverToken(128);
   ex.state.store.interactions.set(id, { sessionId: session.id, request, expiresAt: ex.state.now() + INTERACTION_SECONDS * 1000 });
   return id;
 }
@@ -95,7 +95,7 @@ export function showConsent(ex: Exchange, client: MockClient, request: Authoriza
 /** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207). */
 export function issueCode(ex: Exchange, request: AuthorizationRequest, username: string, authTime: number, status: number): void {
   const { state } = ex;
-  const code = randomToken(256);
+  const code = serverToken(256);
   state.store.codes.set(code, {
     clientId: request.clientId,
     redirectUri: request.redirectUri,

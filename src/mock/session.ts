@@ -1,4 +1,4 @@
-import { randomToken } from '../oauth/random.js';
+import { serverToken } from './random-pool.js';
 import { parseCookies, type Exchange } from './http.js';
 import type { SessionRecord } from './store.js';
 
@@ -24,9 +24,9 @@ export function currentSession(ex: Exchange): Session | undefined {
  */
 export function startSession(ex: Exchange, previous?: Session): Session {
   if (previous) ex.state.store.sessions.delete(previous.id);
-  const id = randomToken(256);
+  const id = serverToken(256);
   const record: SessionRecord = {
-    csrfToken: randomToken(256),
+    csrfToken: serverToken(256),
     consents: previous?.record.consents ?? new Map(),
     expiresAt: ex.state.now() + SESSION_SECONDS * 1000,
   };

@@ -1,5 +1,5 @@
 import { codeVerifierProblem, verifyCodeChallenge } from '../oauth/pkce.js';
-import { randomToken } from '../oauth/random.js';
+import { serverToken } from './random-pool.js';
 import { formatScope, parseScope } from '../oauth/scope.js';
 import { userClaims } from './claims.js';
 import { authenticateClient } from './client-auth.js';
@@ -76,7 +76,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   const now = ex.state.now();
   const jti = newJti();
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
-  const family = record.scopes.includes('offline_access') ? randomToken(128) : undefined;
+  const family = record.scopes.includes('offline_access') ? serverToken(128) : undefined;
   record.redeemed = { accessTokenJti: jti, accessTokenExpiresAt: accessExp, ...(family ? { refreshFamily: family } : {}) };
   if (family) {
     store.families.set(family, { revoked: false, accessTokens: new Map([[jti, accessExp]]), expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 });
@@ -150,7 +150,7 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   });
   const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetimes.accessToken, scope };
   if (grant.family) {
-    const refreshToken = randomToken(256);
+    const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
       clientId: client.clientId,
       username: grant.username,
