@@ -7,8 +7,9 @@ import { base64urlJson } from './jwt.js';
  * The mock's signing key, generated once at start-up and kept as a key object, so that no request
  * generates or imports a key. Loaded lazily (jose and key generation stay off the start-up path).
  * jose generates the key, publishes the JWK and verifies tokens; the hot path signs with node:crypto
- * on the cached KeyObject (a third of the CPU of a WebCrypto signature per token), in the thread pool, so
- * the event loop serves other requests meanwhile (an interleaved A/B with bench/mock.bench.mjs on 2 cores: +13% flows/s with ES256, +39% with RS256).
+ * on the cached KeyObject (a third of the CPU of a WebCrypto signature per token), in the thread pool,
+ * so the event loop serves other requests meanwhile (an interleaved A/B with bench/mock.bench.mjs on
+ * 2 cores: +13% flows/s with ES256, +39% with RS256 over signing on the event loop).
  */
 export interface SigningKeys {
   alg: SigningAlg;
