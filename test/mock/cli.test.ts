@@ -1,20 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runServeMock } from '../../src/cli/serve-mock.js';
-import type { IO } from '../../src/cli/io.js';
-
-function memoryIO(): IO & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdout, stderr, stdin: new PassThrough(), env: {}, out: () => out, err: () => err };
-}
+import { memoryIO } from '../helpers/io.js';
 
 describe('oauthctl serve-mock (in-process)', () => {
   it('prints the URLs and default credentials, logs each request as one line, stops on abort', async () => {
