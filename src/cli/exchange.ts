@@ -43,7 +43,7 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     });
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
-    // A saved flow is a whole login: check its ID token against the saved nonce and cache the tokens (engineer D).
+    // A saved flow is a whole login: check its ID token against the saved nonce and cache the tokens.
     if (saved) await (await import('./after-login.js')).afterLogin({ config, tokens, http, renderer, io, profile: options.profile, nonce: saved.nonce });
     printTokenResponse(io, tokens, options.json);
     return 0;

@@ -31,7 +31,7 @@ export interface FlowOptionsInput {
   codeChallengeMethod?: string | undefined;
   param?: string[] | undefined;
   insecure?: boolean | undefined;
-  /** A profile of the config file whose values fill in the options not given (engineer D's profiles). */
+  /** A profile of the config file whose values fill in the options not given (profiles). */
   profile?: string | undefined;
   config?: string | undefined;
   /** Set by commands with --json: never prompt then. */

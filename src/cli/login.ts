@@ -48,7 +48,7 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
       renderer,
       io: manual ? manual.withoutSpinner(io) : io,
     });
-    // Engineer D: the ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
+    // The ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
     await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache });
     const { printTokenResponse } = await import('../output/tokens.js');
     if (options.call !== undefined) {
