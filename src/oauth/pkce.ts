@@ -82,8 +82,14 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }
 
-/** RFC 7636 section 4.6: the server recomputes the challenge from the verifier and compares. */
+/**
+ * RFC 7636 section 4.6: the server recomputes the challenge from the verifier and compares. The
+ * comparison is constant-time in the contents; only the lengths, which are not secret, are compared
+ * plainly first (an S256 challenge is always 43 characters).
+ */
 export function verifyCodeChallenge(codeVerifier: string, codeChallenge: string, method: CodeChallengeMethod): boolean {
   if (!isValidCodeVerifier(codeVerifier)) return false;
-  return constantTimeEqual(calculateCodeChallenge(codeVerifier, method), codeChallenge);
+  const expected = Buffer.from(calculateCodeChallenge(codeVerifier, method), 'utf8');
+  const actual = Buffer.from(codeChallenge, 'utf8');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
