@@ -98,7 +98,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);
-        server.close(() => resolve());
+        const stopSigning = keys ? keys.then((k) => k.close()).catch(() => undefined) : Promise.resolve();
+        server.close(() => void stopSigning.then(() => resolve()));
         server.closeAllConnections();
       })),
   };

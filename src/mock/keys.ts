@@ -1,15 +1,18 @@
-import { createHash, KeyObject, sign } from 'node:crypto';
+import { createHash, KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { SigningAlg } from './config.js';
 import { base64urlJson } from './jwt.js';
+import { createJwsSigner } from './signer.js';
 
 /**
  * The mock's signing key, generated once at start-up and kept as a key object, so that no request
  * generates or imports a key. Loaded lazily (jose and key generation stay off the start-up path).
  * jose generates the key, publishes the JWK and verifies tokens; the hot path signs with node:crypto
- * on the cached KeyObject (a third of the CPU of a WebCrypto signature per token), in the thread pool,
- * so the event loop serves other requests meanwhile (an interleaved A/B with bench/mock.bench.mjs on
- * 2 cores: +13% flows/s with ES256, +39% with RS256 over signing on the event loop).
+ * on the cached key (a third of the CPU of a WebCrypto signature per token) in one signing thread fed
+ * in batches (signer.ts), so the event loop serves other requests meanwhile. Interleaved A/B with
+ * bench/mock.bench.mjs on 2 cores: signing on libuv's pool beat signing on the event loop (+13% flows/s
+ * with ES256, +39% with RS256); the batched thread beats the pool with ES256 (+12% flows/s, -20% server
+ * CPU per flow) and ties with RS256.
  */
 export interface SigningKeys {
   alg: SigningAlg;
@@ -22,6 +25,8 @@ export interface SigningKeys {
   signIdToken(claims: JWTPayload): Promise<string>;
   /** Checks signature, typ at+jwt, issuer and audience; resolves to the claims or rejects. */
   verifyAccessToken(token: string, issuer: string, audience: string, now: number): Promise<JWTPayload>;
+  /** Stops the signing thread. */
+  close(): Promise<void>;
 }
 
 export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
@@ -30,21 +35,17 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
   const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
   const publicJwk: JWK = { ...jwk, kid, alg, use: 'sig' };
   const key = KeyObject.from(privateKey);
-  const signer = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key;
+  const signer = createJwsSigner(alg, key);
   const encodedHeaders = new Map(['at+jwt', 'JWT'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
   // RFC 7515 section 7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
-  const signJwt = (claims: JWTPayload, typ: string) =>
-    new Promise<string>((resolve, reject) => {
-      const input = `${encodedHeaders.get(typ)}.${base64urlJson(claims)}`;
-      // The callback form signs on libuv's thread pool: the event loop goes on serving meanwhile.
-      sign('sha256', Buffer.from(input), signer, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`)));
-    });
+  const signJwt = (claims: JWTPayload, typ: string) => signer.sign(`${encodedHeaders.get(typ)}.${base64urlJson(claims)}`);
   return {
     alg,
     kid,
     jwks: { keys: [publicJwk] },
     signAccessToken: (claims) => signJwt(claims, 'at+jwt'),
     signIdToken: (claims) => signJwt(claims, 'JWT'),
+    close: () => signer.close(),
     async verifyAccessToken(token, issuer, audience, now) {
       const { payload } = await jwtVerify(token, publicKey, {
         algorithms: [alg],

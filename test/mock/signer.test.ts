@@ -1,0 +1,36 @@
+import { generateKeyPairSync, verify } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createJwsSigner } from '../../src/mock/signer.js';
+
+const check = (jws: string, input: string, publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'], alg: 'ES256' | 'RS256') => {
+  const dot = jws.lastIndexOf('.');
+  expect(jws.slice(0, dot)).toBe(input);
+  const signature = Buffer.from(jws.slice(dot + 1), 'base64url');
+  const key = alg === 'ES256' ? { key: publicKey, dsaEncoding: 'ieee-p1363' as const } : publicKey;
+  return verify('sha256', Buffer.from(input), key, signature);
+};
+
+describe('the batched signing thread', () => {
+  for (const alg of ['ES256', 'RS256'] as const) {
+    it(`signs a burst of ${alg} inputs, each with its own valid signature, in order`, async () => {
+      const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const signer = createJwsSigner(alg, privateKey);
+      try {
+        const inputs = Array.from({ length: 20 }, (_, i) => `aGVhZGVy.cGF5bG9hZC0${i}`);
+        const tokens = await Promise.all(inputs.map((input) => signer.sign(input)));
+        tokens.forEach((jws, i) => expect(check(jws, inputs[i]!, publicKey, alg)).toBe(true));
+        // A later batch too (after the first answer came back).
+        expect(check(await signer.sign('bGF0ZXI.aW5wdXQ'), 'bGF0ZXI.aW5wdXQ', publicKey, alg)).toBe(true);
+      } finally {
+        await signer.close();
+      }
+    });
+  }
+
+  it('still signs (on the thread pool) once the thread is stopped', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const signer = createJwsSigner('ES256', privateKey);
+    await signer.close();
+    expect(check(await signer.sign('YWZ0ZXI.Y2xvc2U'), 'YWZ0ZXI.Y2xvc2U', publicKey, 'ES256')).toBe(true);
+  });
+});
