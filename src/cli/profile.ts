@@ -7,6 +7,7 @@ import {
   SECRET_PROFILE_FIELDS,
   updateConfig,
   type Profile,
+  type ProfileFlowOptions,
 } from '../client/config-store.js';
 import { configFilePath } from '../client/paths.js';
 import { redact } from '../output/redact.js';
@@ -19,21 +20,9 @@ interface FileOptions extends CommonOptions {
   json?: boolean;
 }
 
-export interface ProfileAddOptions extends FileOptions {
-  authUrl?: string;
-  issuer?: string;
-  authorizationEndpoint?: string;
-  tokenEndpoint?: string;
-  revocationEndpoint?: string;
-  clientId?: string;
-  clientSecret?: string;
+/** `profile add` takes the flow options a profile keeps, plus where the secret comes from and --force. */
+export interface ProfileAddOptions extends FileOptions, ProfileFlowOptions {
   clientSecretEnv?: string;
-  authMethod?: string;
-  redirectUri?: string;
-  scope?: string[];
-  pkce?: boolean;
-  codeChallengeMethod?: string;
-  param?: string[];
   force?: boolean;
 }
 
