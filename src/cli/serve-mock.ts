@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type MockConfigInput, type MockServer } from '../mock/index.js';
+import { ACCESS_TOKEN_FORMATS, createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type AccessTokenFormat, type MockConfigInput, type MockServer } from '../mock/index.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
 import type { IO } from './io.js';
@@ -12,6 +12,8 @@ export interface ServeMockOptions {
   /** false with --no-consent. */
   consent?: boolean;
   autoLogin?: string;
+  /** Overrides the configuration's access_token_format. */
+  accessTokenFormat?: string;
   json?: boolean;
   quiet?: boolean;
   showSecrets?: boolean;
@@ -26,6 +28,10 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export async function runServeMock(options: ServeMockOptions, io: IO, stop: AbortSignal): Promise<number> {
   let input: MockConfigInput | undefined;
   let server: MockServer;
+  const format = options.accessTokenFormat;
+  if (format !== undefined && !ACCESS_TOKEN_FORMATS.includes(format as AccessTokenFormat)) {
+    throw new UsageError(`--access-token-format must be ${ACCESS_TOKEN_FORMATS.join(' or ')}, not ${JSON.stringify(format)}`, 'use jwt (RFC 9068, the default) or opaque');
+  }
   if (options.config !== undefined) {
     try {
       input = await loadMockConfig(options.config);
@@ -34,6 +40,8 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       throw err;
     }
   }
+  const defaults = input === undefined;
+  if (format !== undefined) input = { ...input, access_token_format: format as AccessTokenFormat };
   try {
     server = await createMockServer(input, {
       host: options.host ?? '127.0.0.1',
@@ -56,7 +64,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   }
 
   if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl })}\n`);
-  else io.stdout.write(describe(server, input === undefined, options));
+  else io.stdout.write(describe(server, defaults, options));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
   }
@@ -85,6 +93,7 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
     lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
+  if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
   lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
@@ -97,9 +106,10 @@ export function register(program: Command, io: IO): void {
     .description('Run the built-in mock authorization server: login and consent pages, PKCE, JWT access tokens, refresh, discovery, and a protected API.')
     .option('--host <H>', 'address to listen on (default 127.0.0.1, loopback only)')
     .option('--port <P>', 'port to listen on; 0 picks a free one (default 0)', parseInteger('--port', 0, 65535))
-    .option('--config <FILE>', 'clients, users, scopes, lifetimes and signing algorithm from a JSON or JSONC file')
+    .option('--config <FILE>', 'clients, users, scopes, lifetimes, signing algorithm and access token format from a JSON or JSONC file')
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
+    .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');
   addCommonOptions(cmd)
@@ -108,6 +118,7 @@ Examples:
   $ oauthctl serve-mock --port 9000
   $ oauthctl serve-mock --port 0 --json --auto-login alice
   $ oauthctl serve-mock --config fixtures/mock/example.jsonc
+  $ oauthctl serve-mock --access-token-format opaque
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
 public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,

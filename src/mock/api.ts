@@ -1,8 +1,11 @@
-import type { JWTPayload } from 'jose';
 import { parseScope } from '../oauth/scope.js';
+import { checkAccessToken } from './access-token.js';
 import { userClaims } from './claims.js';
 import { REALM } from './client-auth.js';
 import { errorDescription, quoted, sendJson, type Exchange } from './http.js';
+import type { AccessTokenClaims } from './store.js';
+
+const REFUSALS = { invalid: 'the access token is not valid', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
 
 /** The sample protected resource `photo`. */
 const PHOTOS = [
@@ -16,7 +19,7 @@ const PHOTOS = [
  * scope a resource needs. On failure the error with WWW-Authenticate (section 3) is sent and
  * undefined returned: 401 without a token (no error code), 401 invalid_token, 403 insufficient_scope.
  */
-export async function bearerClaims(ex: Exchange, requiredScope?: string): Promise<JWTPayload | undefined> {
+export async function bearerClaims(ex: Exchange, requiredScope?: string): Promise<AccessTokenClaims | undefined> {
   const header = ex.req.headers.authorization;
   const m = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!header || !/^Bearer(\s|$)/i.test(header)) {
@@ -25,18 +28,10 @@ export async function bearerClaims(ex: Exchange, requiredScope?: string): Promis
     return undefined;
   }
   if (!m) return void bearerError(ex, 400, 'invalid_request', 'the Authorization header is not a valid Bearer credential (RFC 6750 section 2.1)');
-  let claims: JWTPayload;
-  try {
-    const keys = await ex.state.keys();
-    claims = await keys.verifyAccessToken(m[1]!, ex.state.issuer, ex.state.baseUrl, ex.state.now());
-  } catch (err) {
-    const reason = err instanceof Error && 'code' in err && err.code === 'ERR_JWT_EXPIRED' ? 'the access token has expired' : 'the access token is not valid';
-    return void bearerError(ex, 401, 'invalid_token', reason);
-  }
+  const check = await checkAccessToken(ex.state, m[1]!);
+  if (!check.ok) return void bearerError(ex, 401, 'invalid_token', REFUSALS[check.reason]);
+  const { claims } = check;
   if (typeof claims.client_id === 'string') ex.log.clientId = claims.client_id;
-  if (typeof claims.jti !== 'string' || ex.state.store.revokedAccessTokens.get(claims.jti)) {
-    return void bearerError(ex, 401, 'invalid_token', 'the access token has been revoked');
-  }
   if (requiredScope && !parseScope(typeof claims.scope === 'string' ? claims.scope : '').includes(requiredScope)) {
     return void bearerError(ex, 403, 'insufficient_scope', `this resource needs scope ${requiredScope}`, requiredScope);
   }

@@ -3,6 +3,8 @@ import { isValidScopeToken } from '../oauth/scope.js';
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 export type SigningAlg = 'RS256' | 'ES256';
+/** `jwt`: RFC 9068 JWT access tokens (the default); `opaque`: random reference tokens, checked by lookup (RFC 7662). */
+export type AccessTokenFormat = 'jwt' | 'opaque';
 
 /** The configuration file's shape (JSON or JSONC, snake_case as in RFC 7591 client metadata). */
 export interface MockClientInput {
@@ -37,6 +39,7 @@ export interface MockConfigInput {
   scopes?: (string | MockScopeInput)[];
   lifetimes?: MockLifetimesInput;
   signing_alg?: SigningAlg;
+  access_token_format?: AccessTokenFormat;
   [comment: `//${string}`]: unknown;
 }
 
@@ -76,6 +79,7 @@ export interface MockConfig {
   scopes: ReadonlyMap<string, MockScope>;
   lifetimes: MockLifetimes;
   signingAlg: SigningAlg;
+  accessTokenFormat: AccessTokenFormat;
 }
 
 export const LOOPBACK_REDIRECT_URIS = ['http://127.0.0.1/callback', 'http://localhost/callback', 'http://[::1]/callback'];
@@ -107,6 +111,7 @@ export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, r
 const MAX_LIFETIME = 10 * 365 * 86_400;
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
+export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
 
 /** A configuration that failed validation; `errors` names each field (`clients[1].redirect_uris[0]: ...`). */
 export class MockConfigError extends Error {
@@ -129,7 +134,7 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg'], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format'], '', fail);
 
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
@@ -178,8 +183,14 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
     else signingAlg = input.signing_alg as SigningAlg;
   }
 
+  let accessTokenFormat: AccessTokenFormat = 'jwt';
+  if (input.access_token_format !== undefined) {
+    if (!ACCESS_TOKEN_FORMATS.includes(input.access_token_format as AccessTokenFormat)) fail('access_token_format', `must be one of ${ACCESS_TOKEN_FORMATS.join(', ')}`);
+    else accessTokenFormat = input.access_token_format as AccessTokenFormat;
+  }
+
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

@@ -7,8 +7,8 @@ import type { SigningKeys } from './keys.js';
 import { createRequestListener, type MockLogEntry } from './router.js';
 import { MockStore } from './store.js';
 
-export type { MockConfig, MockConfigInput, MockClient, MockUser, MockScope, MockLifetimes, MockClientInput, MockUserInput, SigningAlg, TokenEndpointAuthMethod } from './config.js';
-export { DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './config.js';
+export type { MockConfig, MockConfigInput, MockClient, MockUser, MockScope, MockLifetimes, MockClientInput, MockUserInput, SigningAlg, AccessTokenFormat, TokenEndpointAuthMethod } from './config.js';
+export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './config.js';
 export type { MockLogEntry } from './router.js';
 export { serverMetadata } from './discovery.js';
 export { matchRedirectUri } from './redirect-uri.js';

@@ -1,10 +1,10 @@
-import type { JWTPayload } from 'jose';
+import { checkAccessToken } from './access-token.js';
 import { authenticateClient } from './client-auth.js';
 import { sendJson, sendOAuthError, type Exchange } from './http.js';
-import type { RefreshTokenRecord } from './store.js';
+import type { AccessTokenClaims, RefreshTokenRecord } from './store.js';
 import { formParams } from './token.js';
 
-type Found = { kind: 'access_token'; claims: JWTPayload } | { kind: 'refresh_token'; record: RefreshTokenRecord };
+type Found = { kind: 'access_token'; claims: AccessTokenClaims } | { kind: 'refresh_token'; record: RefreshTokenRecord };
 
 /** A live token of this server: a valid, unrevoked access token or an unused refresh token of a live family. */
 async function findToken(ex: Exchange, token: string, hint: string | undefined): Promise<Found | undefined> {
@@ -15,15 +15,8 @@ async function findToken(ex: Exchange, token: string, hint: string | undefined):
     return { kind: 'refresh_token', record };
   };
   const asAccess = async (): Promise<Found | undefined> => {
-    if (!token.includes('.')) return undefined;
-    try {
-      const keys = await ex.state.keys();
-      const claims = await keys.verifyAccessToken(token, ex.state.issuer, ex.state.baseUrl, ex.state.now());
-      if (typeof claims.jti !== 'string' || store.revokedAccessTokens.get(claims.jti)) return undefined;
-      return { kind: 'access_token', claims };
-    } catch {
-      return undefined;
-    }
+    const check = await checkAccessToken(ex.state, token);
+    return check.ok ? { kind: 'access_token', claims: check.claims } : undefined;
   };
   // RFC 7009 section 2.1 / RFC 7662 section 2.1: the hint orders the lookup, it does not limit it.
   if (hint === 'refresh_token') return asRefresh() ?? (await asAccess());
@@ -67,7 +60,7 @@ export async function handleRevoke(ex: Exchange): Promise<void> {
   const owner = found?.kind === 'refresh_token' ? found.record.clientId : found?.claims.client_id;
   if (found && owner !== client.clientId) return sendOAuthError(ex, 400, 'invalid_request', 'the token was issued to another client (RFC 7009 section 2.1)');
   if (found?.kind === 'refresh_token') ex.state.store.revokeFamily(found.record.family);
-  if (found?.kind === 'access_token') ex.state.store.revokeAccessToken(String(found.claims.jti), Number(found.claims.exp) * 1000);
+  if (found?.kind === 'access_token') ex.state.store.revokeAccessToken(found.claims.jti, found.claims.exp * 1000);
   // Section 2.2: an unknown or invalid token also gets 200.
   ex.log.outcome = found ? 'revoked' : 'unknown token';
   ex.res.writeHead(200, { 'Cache-Control': 'no-store', 'Content-Length': 0 });

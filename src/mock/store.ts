@@ -116,14 +116,35 @@ export interface AuthorizationRequest {
   prompt: Set<string>;
 }
 
+/** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
+export type AccessTokenClaims = {
+  iss: string;
+  sub: string;
+  aud: string;
+  client_id: string;
+  scope: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  auth_time: number;
+};
+
+/** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */
+export interface OpaqueAccessTokenRecord {
+  claims: AccessTokenClaims;
+  expiresAt: number;
+}
+
 export interface RevokedRecord {
   expiresAt: number;
 }
 
-const LIMITS = { codes: 10_000, refreshTokens: 20_000, families: 20_000, sessions: 10_000, interactions: 10_000, revoked: 50_000 };
+const LIMITS = { codes: 10_000, accessTokens: 20_000, refreshTokens: 20_000, families: 20_000, sessions: 10_000, interactions: 10_000, revoked: 50_000 };
 
 export class MockStore {
   readonly codes: ExpiringMap<CodeRecord>;
+  /** Opaque access tokens (access_token_format opaque); JWT ones need no state. */
+  readonly accessTokens: ExpiringMap<OpaqueAccessTokenRecord>;
   readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
   readonly families: ExpiringMap<FamilyRecord>;
   readonly sessions: ExpiringMap<SessionRecord>;
@@ -133,6 +154,7 @@ export class MockStore {
 
   constructor(now: () => number) {
     this.codes = new ExpiringMap(LIMITS.codes, now);
+    this.accessTokens = new ExpiringMap(LIMITS.accessTokens, now);
     this.refreshTokens = new ExpiringMap(LIMITS.refreshTokens, now);
     this.families = new ExpiringMap(LIMITS.families, now);
     this.sessions = new ExpiringMap(LIMITS.sessions, now);
@@ -154,6 +176,7 @@ export class MockStore {
 
   sweep(): void {
     this.codes.sweep();
+    this.accessTokens.sweep();
     this.refreshTokens.sweep();
     this.families.sweep();
     this.sessions.sweep();

@@ -1,6 +1,7 @@
 import { codeVerifierProblem, verifyCodeChallenge } from '../oauth/pkce.js';
 import { serverToken } from './random-pool.js';
 import { formatScope, parseScope } from '../oauth/scope.js';
+import { issueAccessToken } from './access-token.js';
 import { userClaims } from './claims.js';
 import { authenticateClient } from './client-auth.js';
 import type { MockClient } from './config.js';
@@ -132,12 +133,11 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   const { state } = ex;
   const user = state.config.users.get(grant.username);
   if (!user) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
-  const keys = await state.keys();
   const now = state.now();
   const iat = Math.floor(now / 1000);
   const { lifetimes } = state.config;
   const scope = formatScope(grant.scopes);
-  const accessToken = await keys.signAccessToken({
+  const accessToken = await issueAccessToken(state, {
     iss: state.issuer,
     sub: user.sub,
     aud: state.baseUrl,
@@ -163,7 +163,7 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
     body.refresh_token = refreshToken;
   }
   if (grant.scopes.includes('openid')) {
-    body.id_token = await keys.signIdToken({
+    body.id_token = await (await state.keys()).signIdToken({
       iss: state.issuer,
       sub: user.sub,
       aud: client.clientId,

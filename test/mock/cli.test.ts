@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { runServeMock } from '../../src/cli/serve-mock.js';
 import { memoryIO } from '../helpers/io.js';
+import { pkceTokens } from './helpers.js';
 
 describe('oauthctl serve-mock (in-process)', () => {
   it('prints the URLs and default credentials, logs each request as one line, stops on abort', async () => {
@@ -55,6 +56,25 @@ describe('oauthctl serve-mock (process)', () => {
       expect(entry).toMatchObject({ method: 'GET', path: '/.well-known/openid-configuration', status: 200, outcome: 'ok' });
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('--access-token-format opaque issues opaque tokens that the API accepts; a bad value exits 2 with one line', async () => {
+    const bad = spawnSync(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--access-token-format', 'reference'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^oauthctl: error: --access-token-format must be jwt or opaque, not "reference"/);
+    const child = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', '--access-token-format', 'opaque', '--config', 'fixtures/mock/fast.json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const { issuer, base_url: baseUrl } = JSON.parse(first) as Record<string, string>;
+      const server = { authUrl: issuer, baseUrl } as Parameters<typeof pkceTokens>[0];
+      const tokens = await pkceTokens(server);
+      expect(String(tokens.access_token)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const api = await fetch(`${baseUrl}/photos`, { headers: { authorization: `Bearer ${String(tokens.access_token)}` } });
+      expect(api.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
     }
   });
 

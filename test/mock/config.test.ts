@@ -23,6 +23,7 @@ describe('mock configuration', () => {
     expect([...config.scopes.keys()]).toEqual(['photo', 'offline_access', 'openid', 'profile', 'email']);
     expect(config.lifetimes).toEqual({ code: 60, accessToken: 3600, refreshToken: 86400, idToken: 3600 });
     expect(config.signingAlg).toBe('RS256');
+    expect(config.accessTokenFormat).toBe('jwt');
   });
 
   it.each([
@@ -41,6 +42,7 @@ describe('mock configuration', () => {
     [{ lifetimes: { code: 0 } }, 'lifetimes.code: must be a whole number of seconds'],
     [{ lifetimes: { access: 5 } }, 'lifetimes.access: unknown field'],
     [{ signing_alg: 'HS256' }, 'signing_alg: must be one of RS256, ES256'],
+    [{ access_token_format: 'reference' }, 'access_token_format: must be one of jwt, opaque'],
     [{ clients: [] }, 'clients: must be a non-empty array'],
     [[1, 2], '(top level): must be a JSON object'],
   ])('%j -> %s', (input, expected) => {

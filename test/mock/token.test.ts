@@ -66,8 +66,8 @@ describe('POST /token: authorization_code with PKCE (public client)', () => {
     expect(res.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/another client/) });
   });
 
-  it('a code works once; the second use fails and revokes the tokens of the first', async () => {
-    const server = await startMock(undefined, { autoLogin: 'alice' });
+  it.each(['jwt', 'opaque'] as const)('a code works once; the second use fails and revokes the tokens of the first (%s access token)', async (format) => {
+    const server = await startMock({ access_token_format: format }, { autoLogin: 'alice' });
     const pkce = createPkcePair();
     const code = await getCode(server, pkceRequest(pkce, { scope: 'photo offline_access' }));
     const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'photo-cli', code_verifier: pkce.codeVerifier };

@@ -1,0 +1,46 @@
+import type { MockState } from './http.js';
+import { serverToken } from './random-pool.js';
+import type { AccessTokenClaims } from './store.js';
+
+/** An expired opaque token is kept this much longer, so that its late use is told "expired", not "unknown". */
+const EXPIRED_KEPT_MS = 10 * 60 * 1000;
+
+/**
+ * A new access token, in the configuration's access_token_format: a JWT signed with the mock's key
+ * (RFC 9068), or an opaque reference token (256 random bits) that only this server can look up, as
+ * Google's, GitHub's, or Auth0's without an audience are. The client must not read either
+ * (RFC 6749 section 1.4); the opaque format is there to catch a client that does.
+ */
+export async function issueAccessToken(state: MockState, claims: AccessTokenClaims): Promise<string> {
+  if (state.config.accessTokenFormat === 'jwt') return (await state.keys()).signAccessToken(claims);
+  const token = serverToken(256);
+  state.store.accessTokens.set(token, { claims, expiresAt: claims.exp * 1000 + EXPIRED_KEPT_MS });
+  return token;
+}
+
+export type AccessTokenCheck = { ok: true; claims: AccessTokenClaims } | { ok: false; reason: 'invalid' | 'expired' | 'revoked' };
+
+/**
+ * Whether a presented access token is one of this server's, live and not revoked, in either format:
+ * a JWT (it has dots) is verified against the key (signature, typ at+jwt, issuer, audience, expiry);
+ * an opaque one is looked up.
+ */
+export async function checkAccessToken(state: MockState, token: string): Promise<AccessTokenCheck> {
+  let claims: AccessTokenClaims;
+  if (!token.includes('.')) {
+    const record = state.store.accessTokens.get(token);
+    if (!record) return { ok: false, reason: 'invalid' };
+    if (record.claims.exp * 1000 <= state.now()) return { ok: false, reason: 'expired' };
+    claims = record.claims;
+  } else {
+    try {
+      const payload = await (await state.keys()).verifyAccessToken(token, state.issuer, state.baseUrl, state.now());
+      if (typeof payload.jti !== 'string') return { ok: false, reason: 'invalid' };
+      claims = payload as unknown as AccessTokenClaims;
+    } catch (err) {
+      return { ok: false, reason: err instanceof Error && 'code' in err && err.code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid' };
+    }
+  }
+  if (state.store.revokedAccessTokens.get(claims.jti)) return { ok: false, reason: 'revoked' };
+  return { ok: true, claims };
+}
