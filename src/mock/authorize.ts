@@ -11,7 +11,7 @@ const INTERACTION_SECONDS = 600;
 
 /** GET /authorize (RFC 6749 section 4.1.1). */
 export function handleAuthorize(ex: Exchange): void {
-  const { values, duplicate } = singleParams(new URLSearchParams(ex.query));
+  const { values, duplicate } = singleParams(ex.query);
   const check = checkAuthorizationRequest(values, duplicate, ex.state.config);
   if (check.kind === 'page') {
     if (check.clientId) ex.log.clientId = check.clientId;

@@ -79,19 +79,45 @@ export function isFormBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Parameters with one value each. RFC 6749 section 3.1: parameters sent without a value are treated
- * as omitted, and no parameter may be included more than once (`duplicate` names the first such).
+ * The parameters of a query string or form body (application/x-www-form-urlencoded), with one value
+ * each. RFC 6749 section 3.1: parameters sent without a value are treated as omitted, and no parameter
+ * may be included more than once (`duplicate` names the first such).
  */
-export function singleParams(params: URLSearchParams): { values: Map<string, string>; duplicate?: string } {
+export function singleParams(text: string): { values: Map<string, string>; duplicate?: string } {
   const values = new Map<string, string>();
-  const seen = new Set<string>();
+  let empty: Set<string> | undefined;
   let duplicate: string | undefined;
-  for (const [key, value] of params) {
-    if (seen.has(key)) duplicate ??= key;
-    seen.add(key);
+  for (const [key, value] of formEntries(text)) {
+    if (values.has(key) || empty?.has(key)) duplicate ??= key;
     if (value !== '') values.set(key, value);
+    else (empty ??= new Set()).add(key);
   }
   return duplicate === undefined ? { values } : { values, duplicate };
+}
+
+/**
+ * The name-value pairs of application/x-www-form-urlencoded text, as the WHATWG URL standard parses
+ * them: split on '&', then on the first '=', '+' is a space, percent-decoded as UTF-8. Text whose
+ * percent-encoding decodeURIComponent refuses (a stray '%', bytes that are not UTF-8) goes through
+ * URLSearchParams, which keeps such sequences as they are.
+ */
+function formEntries(text: string): Iterable<[string, string]> {
+  const entries: [string, string][] = [];
+  try {
+    for (const part of text.split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      entries.push(eq < 0 ? [decodeFormComponent(part), ''] : [decodeFormComponent(part.slice(0, eq)), decodeFormComponent(part.slice(eq + 1))]);
+    }
+    return entries;
+  } catch {
+    return new URLSearchParams(text);
+  }
+}
+
+function decodeFormComponent(text: string): string {
+  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  return spaced.includes('%') ? decodeURIComponent(spaced) : spaced;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

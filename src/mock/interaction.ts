@@ -45,7 +45,7 @@ function resume(ex: Exchange, values: Map<string, string>, csrf: boolean): Resum
 
 async function formValues(ex: Exchange): Promise<Map<string, string> | undefined> {
   if (!isFormBody(ex.req)) return stop(ex, 400, 'The form must be sent as application/x-www-form-urlencoded.');
-  const { values, duplicate } = singleParams(new URLSearchParams(await readBody(ex.req)));
+  const { values, duplicate } = singleParams(await readBody(ex.req));
   if (duplicate) return stop(ex, 400, `The form sends ${duplicate} more than once.`);
   return values;
 }
@@ -81,7 +81,7 @@ export async function handleLogin(ex: Exchange): Promise<void> {
 
 /** GET /consent?interaction=...: the consent page after a login (post/redirect/get). */
 export function handleConsentPage(ex: Exchange): void {
-  const { values } = singleParams(new URLSearchParams(ex.query));
+  const { values } = singleParams(ex.query);
   const r = resume(ex, values, false);
   if (!r) return;
   if (r.session.record.username === undefined) return void stop(ex, 403, 'You are not signed in.');

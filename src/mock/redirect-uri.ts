@@ -30,7 +30,8 @@ export function withParams(redirectUri: string, params: Record<string, string | 
 }
 
 function formEncode(value: string): string {
-  return encodeURIComponent(value).replace(/%20/g, '+');
+  const encoded = encodeURIComponent(value);
+  return encoded.includes('%20') ? encoded.replace(/%20/g, '+') : encoded;
 }
 
 /** The origin a form's redirect goes to, for the form-action directive of the page's CSP. */

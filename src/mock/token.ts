@@ -23,7 +23,7 @@ export async function formParams(ex: Exchange): Promise<Map<string, string> | un
     sendOAuthError(ex, 400, 'invalid_request', 'parameters belong in the form body, not the query string');
     return undefined;
   }
-  const { values, duplicate } = singleParams(new URLSearchParams(await readBody(ex.req)));
+  const { values, duplicate } = singleParams(await readBody(ex.req));
   if (duplicate) {
     sendOAuthError(ex, 400, 'invalid_request', `the ${duplicate} parameter is sent more than once (RFC 6749 section 3.1)`);
     return undefined;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** RFC 7636 section 4.1: code_verifier = 43*128unreserved, unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~" */
 export const CODE_VERIFIER_MIN_LENGTH = 43;
@@ -60,14 +60,13 @@ export function generateCodeVerifier(length: number = DEFAULT_CODE_VERIFIER_LENG
   return out;
 }
 
-export function base64url(data: Buffer | Uint8Array): string {
-  return Buffer.from(data).toString('base64url');
-}
-
-/** RFC 7636 section 4.2: S256 is BASE64URL(SHA256(ASCII(code_verifier))), unpadded; plain is the verifier itself. */
+/**
+ * RFC 7636 section 4.2: S256 is BASE64URL(SHA256(ASCII(code_verifier))), unpadded; plain is the verifier
+ * itself. (A valid verifier is ASCII, whose UTF-8 encoding is the same octets.)
+ */
 export function calculateCodeChallenge(codeVerifier: string, method: CodeChallengeMethod = 'S256'): string {
   if (method === 'plain') return codeVerifier;
-  return base64url(createHash('sha256').update(codeVerifier, 'ascii').digest());
+  return hash('sha256', codeVerifier, 'base64url');
 }
 
 export function createPkcePair(length?: number, method: CodeChallengeMethod = 'S256'): PkcePair {
@@ -77,9 +76,7 @@ export function createPkcePair(length?: number, method: CodeChallengeMethod = 'S
 
 /** Compares two strings in constant time (for secrets, challenges and other values an attacker may probe). */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer')) && a.length === b.length;
 }
 
 /**
