@@ -1,38 +1,45 @@
 #!/usr/bin/env node
 // The mock authorization server under load, next to baselines measured in the same run:
-// 1. complete code+PKCE flows per second (GET /authorize -> 302 -> POST /token) through --auto-login,
-//    against oauth2-mock-server 8 (its authorize + token, same signing alg) and against a bare node http
-//    server that redirects and answers without checks or signing. Every server runs in its own child
-//    process; the load generator runs in another child (an undici Pool: keep-alive, N concurrent loops,
-//    a warm-up, then a fixed duration). Rounds are interleaved (each round measures every server once,
-//    in rotating order) so that load noise on the machine hits all alike; figures are medians of rounds.
-//    Where /proc is readable, each server's own CPU time per flow is printed too.
+// 1. complete code+PKCE flows per second (GET /authorize -> 302 -> POST /token) through --auto-login:
+//    serve-mock with opaque access tokens, with ES256 JWTs and with RS256 JWTs (the default), against
+//    oauth2-mock-server 8 (its authorize + token, same signing alg), against a bare node http server
+//    that redirects and answers without checks or signing, and against that bare server plus one ES256
+//    signature per token (what a signature alone costs). Every server runs in its own child process;
+//    the load generator (bench/load-generator.mjs: plain HTTP/1.1 sockets, keep-alive, N concurrent
+//    loops, a fresh PKCE pair and state per flow) in another. Rounds are interleaved (each round
+//    measures every server once, in rotating order) so that load noise on the machine hits all alike;
+//    figures are medians of rounds. Where /proc is readable, each server's CPU time per flow is printed.
 // 2. time to ready of `oauthctl serve-mock --port 0 --json` (until the JSON line) against `node -e 0`,
 //    interleaved runs, medians;
-// 3. heap after GC before and after 100,000 flows (expired and used codes are swept, stores bounded).
+// 3. heap after GC before and after 100,000 flows, with JWT and with opaque access tokens (expired and
+//    used codes are swept, stores bounded).
 // Run: npm run build && node --expose-gc bench/mock.bench.mjs
 // env: BENCH_SECONDS (per round and server, default 3), BENCH_ROUNDS (5), BENCH_CONCURRENCY (16),
 //      BENCH_MEMORY_FLOWS (100000)
 import { spawn } from 'node:child_process';
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const self = fileURLToPath(import.meta.url);
-const root = join(dirname(self), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'oauthctl.js');
+const loadGenerator = join(root, 'bench', 'load-generator.mjs');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MEMORY_FLOWS = Number(process.env.BENCH_MEMORY_FLOWS ?? 100_000);
-const WARMUP_MS = 500;
 const REDIRECT_URI = 'http://127.0.0.1:8080/callback';
 
+// The bare server: redirects with a code and answers the token request, without any checks. With
+// SIGN=1 it also signs an ES256 JWT per token (no checks, no state): the floor of a server that signs.
 const BARE = `
 import { createServer } from 'node:http';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+const key = { key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, dsaEncoding: 'ieee-p1363' };
+const header = Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'at+jwt' })).toString('base64url');
 let n = 0;
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url.startsWith('/authorize')) {
@@ -42,7 +49,12 @@ const server = createServer((req, res) => {
   } else {
     req.resume();
     req.on('end', () => {
-      const body = JSON.stringify({ access_token: 'bare-token-' + (n++), token_type: 'Bearer', expires_in: 3600, scope: 'photo' });
+      let token = 'bare-token-' + (n++);
+      if (process.env.SIGN) {
+        const input = header + '.' + Buffer.from(JSON.stringify({ sub: 'alice', jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })).toString('base64url');
+        token = input + '.' + sign('sha256', Buffer.from(input), key).toString('base64url');
+      }
+      const body = JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600, scope: 'photo' });
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
     });
@@ -58,51 +70,6 @@ await server.issuer.keys.generate(process.env.ALG);
 await server.start(0, '127.0.0.1');
 console.log(JSON.stringify({ issuer: server.issuer.url }));
 `;
-
-/** The load generator (this file run with --load): loops of authorize -> token; prints {flows, failures, seconds}. */
-async function loadGenerator(issuer, seconds) {
-  const { Pool } = await import('undici');
-  const url = new URL(issuer);
-  const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 10_000 });
-  const prefix = url.pathname.replace(/\/$/, '');
-  let flows = 0;
-  let failures = 0;
-  let firstFailure;
-  let stopAt = 0;
-  const loop = async () => {
-    const verifier = randomBytes(48).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const authorize = `${prefix}/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'photo-cli', redirect_uri: REDIRECT_URI, state: 'bench-state-0123456789', scope: 'photo', code_challenge: challenge, code_challenge_method: 'S256' })}`;
-    while (performance.now() < stopAt) {
-      const a = await pool.request({ path: authorize, method: 'GET' });
-      await a.body.dump();
-      const code = a.statusCode === 302 ? new URL(String(a.headers.location)).searchParams.get('code') : null;
-      const t = await pool.request({
-        path: `${prefix}/token`,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: code ?? '', redirect_uri: REDIRECT_URI, client_id: 'photo-cli', code_verifier: verifier }).toString(),
-      });
-      const body = await t.body.json();
-      if (t.statusCode === 200 && typeof body.access_token === 'string') flows++;
-      else {
-        failures++;
-        firstFailure ??= body;
-      }
-    }
-  };
-  // Warm-up (JIT on both sides, connections), then a fixed duration.
-  stopAt = performance.now() + WARMUP_MS;
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
-  flows = 0;
-  process.stdout.write('measuring\n');
-  const started = performance.now();
-  stopAt = started + seconds * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  process.stdout.write(`${JSON.stringify({ flows, failures, seconds: elapsed, firstFailure })}\n`);
-}
 
 function startChild(args, env = {}) {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
@@ -123,7 +90,7 @@ const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
 /** One round against one server: flows per second, and the server's CPU microseconds per flow. */
 async function round(server, seconds = SECONDS) {
-  const load = spawn(process.execPath, [self, '--load', server.issuer, String(seconds)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const load = spawn(process.execPath, [loadGenerator, server.issuer, String(seconds)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) } });
   const lines = createInterface({ input: load.stdout });
   let before;
   let result;
@@ -160,17 +127,20 @@ const ratio = (a, b) => (a / b).toFixed(2);
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
 
 async function throughput() {
-  const mock = (alg) => [cli, 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', ...(alg === 'ES256' ? ['--config', 'fixtures/mock/fast.json'] : [])];
+  const mock = (...extra) => [cli, 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', ...extra];
+  const node = (source) => ['--input-type=module', '-e', source];
   const specs = [
-    { name: 'bare node http server (no checks, no signing)', key: 'bare', args: ['--input-type=module', '-e', BARE] },
-    { name: 'oauthctl serve-mock, ES256 (fixtures/mock/fast.json)', key: 'oursES256', args: mock('ES256') },
-    { name: 'oauth2-mock-server 8, ES256', key: 'theirsES256', args: ['--input-type=module', '-e', OAUTH2_MOCK_SERVER], env: { ALG: 'ES256' } },
-    { name: 'oauthctl serve-mock, RS256 (the default)', key: 'oursRS256', args: mock('RS256') },
-    { name: 'oauth2-mock-server 8, RS256', key: 'theirsRS256', args: ['--input-type=module', '-e', OAUTH2_MOCK_SERVER], env: { ALG: 'RS256' } },
+    { name: 'bare node http server (no checks, no signing)', key: 'bare', args: node(BARE) },
+    { name: 'the bare server + one ES256 signature per token', key: 'bareSigning', args: node(BARE), env: { SIGN: '1' } },
+    { name: 'oauthctl serve-mock, opaque access tokens', key: 'oursOpaque', args: mock('--access-token-format', 'opaque') },
+    { name: 'oauthctl serve-mock, ES256 JWTs (fixtures/mock/fast.json)', key: 'oursES256', args: mock('--config', 'fixtures/mock/fast.json') },
+    { name: 'oauth2-mock-server 8, ES256 JWTs', key: 'theirsES256', args: node(OAUTH2_MOCK_SERVER), env: { ALG: 'ES256' } },
+    { name: 'oauthctl serve-mock, RS256 JWTs (the default)', key: 'oursRS256', args: mock() },
+    { name: 'oauth2-mock-server 8, RS256 JWTs', key: 'theirsRS256', args: node(OAUTH2_MOCK_SERVER), env: { ALG: 'RS256' } },
   ];
-  console.log(`flows/s (authorize -> 302 -> token, code + PKCE S256, ${CONCURRENCY} loops over keep-alive; each server in its own process, the load generator in another;`);
-  console.log(`  an unmeasured warm-up round per server, then ${ROUNDS} interleaved rounds of ${SECONDS} s per server, each after a ${WARMUP_MS} ms warm-up;
-  medians; server CPU per flow from /proc)`);
+  console.log(`flows/s (authorize -> 302 -> token, code + PKCE S256, a fresh verifier and state per flow, ${CONCURRENCY} loops over keep-alive;`);
+  console.log(`  each server in its own process, the load generator in another; an unmeasured warm-up round per server, then ${ROUNDS} interleaved
+  rounds of ${SECONDS} s per server, each after a warm-up; medians; server CPU per flow from /proc)`);
   const servers = [];
   try {
     for (const spec of specs) servers.push({ ...spec, ...(await startChild(spec.args, spec.env)), rates: [], cpus: [] });
@@ -192,15 +162,19 @@ async function throughput() {
   const m = Object.fromEntries(servers.map((s) => [s.key, { rate: median(s.rates), cpu: median(s.cpus), all: s.rates }]));
   for (const s of servers) {
     const { rate, cpu, all } = m[s.key];
-    console.log(`  ${s.name.padEnd(52)} ${fmt(rate)} flows/s  ${fmt(cpu, 4)} us CPU/flow   rounds: ${all.map((x) => x.toFixed(0)).join(' ')}`);
+    console.log(`  ${s.name.padEnd(58)} ${fmt(rate)} flows/s  ${fmt(cpu, 4)} us CPU/flow   rounds: ${all.map((x) => x.toFixed(0)).join(' ')}`);
   }
   console.log(`  for scale: one signature with node:crypto on a cached key costs ${signatureCost('ES256').toFixed(0)} us CPU (ES256), ${signatureCost('RS256').toFixed(0)} us (RS256, 2048-bit)`);
+  const bare = m.bare.rate;
   for (const alg of ['ES256', 'RS256']) {
     const ours = m[`ours${alg}`].rate;
     const theirs = m[`theirs${alg}`].rate;
-    const bare = m.bare.rate;
-    console.log(`goal ${alg}: >= 3x oauth2-mock-server (${alg} too): ${ratio(ours, theirs)}x ${verdict(ours >= 3 * theirs)}; >= 0.5x bare: ${ratio(ours, bare)}x ${verdict(ours >= 0.5 * bare)}`);
+    console.log(`goal >= 3x oauth2-mock-server, ${alg} JWTs on both: ${ratio(ours, theirs)}x ${verdict(ours >= 3 * theirs)}`);
   }
+  for (const [key, what] of [['oursOpaque', 'opaque access tokens'], ['oursES256', 'ES256 JWTs'], ['oursRS256', 'RS256 JWTs']]) {
+    console.log(`goal >= 0.5x the bare server, ${what}: ${ratio(m[key].rate, bare)}x ${verdict(m[key].rate >= 0.5 * bare)}`);
+  }
+  console.log(`  (the bare server + one ES256 signature per token, nothing else, reaches ${ratio(m.bareSigning.rate, bare)}x: the ceiling of any server that signs a JWT per flow here)`);
 }
 
 async function timeToReady() {
@@ -240,8 +214,8 @@ async function timeToReady() {
 const MEMORY_CHILD = `
 import { createMockServer } from './dist/mock/index.js';
 import { Pool } from 'undici';
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-const server = await createMockServer({ signing_alg: 'ES256' }, { autoLogin: 'alice' });
+import { createHash, randomBytes } from 'node:crypto';
+const server = await createMockServer({ signing_alg: 'ES256', access_token_format: process.env.FORMAT }, { autoLogin: 'alice' });
 const pool = new Pool(server.issuer, { connections: 8 });
 const verifier = randomBytes(48).toString('base64url');
 const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -270,19 +244,16 @@ await pool.close();
 await server.close();
 `;
 
-async function memory() {
-  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', MEMORY_CHILD], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+async function memory(format, stored) {
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', MEMORY_CHILD], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORMAT: format } });
   const [line] = await once(createInterface({ input: child.stdout }), 'line');
   await once(child, 'close');
   const { before, after, seconds } = JSON.parse(line);
   const growth = after - before;
-  console.log(`heap after GC (offline_access: a code, a refresh token and a family per flow): ${before.toFixed(1)} MiB after a 25,000-flow warm-up, ${after.toFixed(1)} MiB after ${MEMORY_FLOWS.toLocaleString('en')} more flows (${seconds.toFixed(0)} s): ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (goal: flat, within 5 MiB: ${verdict(Math.abs(growth) <= 5)})`);
+  console.log(`heap after GC, ${format} access tokens (${stored} per flow): ${before.toFixed(1)} MiB after a 25,000-flow warm-up, ${after.toFixed(1)} MiB after ${MEMORY_FLOWS.toLocaleString('en')} more flows (${seconds.toFixed(0)} s): ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (goal: flat, within 5 MiB: ${verdict(Math.abs(growth) <= 5)})`);
 }
 
-if (process.argv[2] === '--load') {
-  await loadGenerator(process.argv[3], Number(process.argv[4]));
-} else {
-  await throughput();
-  await timeToReady();
-  await memory();
-}
+await throughput();
+await timeToReady();
+await memory('jwt', 'offline_access: a code, a refresh token and a family');
+await memory('opaque', 'a code, an access token, a refresh token and a family');
