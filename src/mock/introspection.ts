@@ -1,6 +1,6 @@
 import { checkAccessToken } from './access-token.js';
 import { authenticateClient } from './client-auth.js';
-import { sendJson, sendOAuthError, type Exchange } from './http.js';
+import { respond, sendJson, sendOAuthError, type Exchange } from './http.js';
 import type { AccessTokenClaims, RefreshTokenRecord } from './store.js';
 import { formParams } from './token.js';
 
@@ -63,6 +63,5 @@ export async function handleRevoke(ex: Exchange): Promise<void> {
   if (found?.kind === 'access_token') ex.state.store.revokeAccessToken(found.claims.jti, found.claims.exp * 1000);
   // Section 2.2: an unknown or invalid token also gets 200.
   ex.log.outcome = found ? 'revoked' : 'unknown token';
-  ex.res.writeHead(200, { 'Cache-Control': 'no-store', 'Content-Length': 0 });
-  ex.res.end();
+  respond(ex.res, 200, { 'Cache-Control': 'no-store', 'Content-Length': 0 });
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { STYLESHEET_PATH } from './http.js';
+import { respond, STYLESHEET_PATH } from './http.js';
 
 /**
  * The server-rendered pages: login, consent, error. No scripts at all, styles from /assets/mock.css,
@@ -31,7 +31,7 @@ ${body}
 </html>
 `;
   const formAction = formActionOrigin ? `'self' ${formActionOrigin}` : "'self'";
-  res.writeHead(status, {
+  respond(res, status, {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Length': Buffer.byteLength(html),
     'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
@@ -41,8 +41,7 @@ ${body}
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',
     ...headers,
-  });
-  res.end(html);
+  }, html);
 }
 
 export interface LoginPageInput {

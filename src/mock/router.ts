@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorDescription, HttpError, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
+import { errorDescription, hasResponded, HttpError, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
 
@@ -35,8 +35,7 @@ export interface MockLogEntry {
 async function handleStylesheet(ex: Exchange): Promise<void> {
   const { STYLESHEET } = await import('./pages.js');
   ex.log.outcome = 'ok';
-  ex.res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Content-Length': Buffer.byteLength(STYLESHEET), 'Cache-Control': 'max-age=3600', 'X-Content-Type-Options': 'nosniff' });
-  ex.res.end(STYLESHEET);
+  respond(ex.res, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Content-Length': Buffer.byteLength(STYLESHEET), 'Cache-Control': 'max-age=3600', 'X-Content-Type-Options': 'nosniff' }, STYLESHEET);
 }
 
 function handleIndex(ex: Exchange): void {
@@ -163,10 +162,8 @@ function fail(ex: Exchange, err: unknown): void {
   ex.log.error = known ? err.error : 'server_error';
   ex.log.errorDescription = err instanceof Error ? err.message : String(err);
   ex.log.outcome = 'failed';
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
+  // A handler that failed after its response was made: that response stands.
+  if (hasResponded(res)) return;
   if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close' });
   else sendJson(res, 500, { error: 'server_error', error_description: 'the mock hit an unexpected error; see its log' }, { 'Cache-Control': 'no-store' });
 }
