@@ -2,7 +2,7 @@ import { FlowError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
 import { CookieJar } from '../client/headless/cookies.js';
-import { navigate } from '../client/headless/navigate.js';
+import { navigate, type NavigateOptions, type NavigationResult } from '../client/headless/navigate.js';
 import type { Credentials } from '../client/headless/forms.js';
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
@@ -25,6 +25,8 @@ export interface AuditSetup {
   trace?: ((line: string) => void) | undefined;
   showSecrets?: boolean | undefined;
   maxSteps?: number | undefined;
+  /** How authorization requests are walked: the built-in headless agent by default, or a browser (--browser-driver). */
+  navigate?: ((authorizationUrl: string, options: NavigateOptions) => Promise<NavigationResult>) | undefined;
 }
 
 /** An authorization request, the client's own by default; a probe changes what it tests. */
@@ -140,7 +142,8 @@ export class AuditContext {
   async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
     const redirectUri = params.redirectUri ?? this.redirectUri;
     const serverOrigin = new URL(this.config.authorizationEndpoint).origin;
-    const result = await navigate(this.authorizationUrl(params), {
+    const walk = this.setup.navigate ?? navigate;
+    const result = await walk(this.authorizationUrl(params), {
       http: this.http,
       redirectUri,
       consent: 'approve',

@@ -8,7 +8,7 @@ import type { AuditReport, ProbeStatus } from '../audit/types.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
-import { addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
+import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
 import { colorEnabled, type IO } from './io.js';
 
 export const SECOND_CLIENT_SECRET_ENV = 'OAUTHCTL_SECOND_CLIENT_SECRET';
@@ -16,6 +16,8 @@ export const SECOND_CLIENT_SECRET_ENV = 'OAUTHCTL_SECOND_CLIENT_SECRET';
 export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   username?: string;
   password?: string;
+  browserDriver?: string;
+  browserPath?: string;
   secondClientId?: string;
   secondClientSecret?: string;
   probe?: string[];
@@ -35,12 +37,19 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     import('../audit/probes/index.js'),
   ]);
   const probes = selectProbes(PROBES, options.probe);
+  const driver = account.browserDriver === 'chromium' ? await import('../client/browser-driver.js') : undefined;
+  if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const quiet = scrubbingRenderer(renderer, [account.password]);
   const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env });
+  let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
     const { issuer, metadata } = await findMetadata(http, config, renderer);
+    if (driver) {
+      renderer.trace('audit: authorization requests go through headless Chromium');
+      browser = await driver.createBrowserNavigator({ browserPath: account.browserPath, env: io.env });
+    }
     const ctx = new AuditContext({
       config,
       http,
@@ -50,6 +59,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       metadata,
       trace: (line) => quiet.trace(line),
       showSecrets: options.showSecrets,
+      navigate: browser ? (url, walkOptions) => browser!.navigate(url, walkOptions) : undefined,
     });
     renderer.step(`Audit of ${new URL(config.authorizationEndpoint).origin} with client ${config.clientId} (${probes.length} probes)`);
     const report = await runAudit(ctx, probes, {
@@ -64,6 +74,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     }
     return report.summary.fail > 0 ? 1 : 0;
   } finally {
+    await browser?.close();
     await http.close();
   }
 }
@@ -135,6 +146,7 @@ export function register(program: Command, io: IO): void {
     .option('--probe <ID>', 'run only these probes (comma-separated or repeated)', collect)
     .option('--json', 'print {"probes":[{"id","title","status","rfc","detail"}],"summary":{"pass","fail","warn","skip"}}')
     .option('--junit <FILE>', 'also write the report as JUnit XML to FILE');
+  addBrowserDriverOptions(cmd);
   addCommonOptions(cmd).addHelpText(
     'after',
     `
@@ -143,7 +155,8 @@ Exit status: 1 when any probe fails, 0 otherwise (warnings and skips do not fail
 Examples:
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "photo offline_access" --username alice --password wonderland
   $ OAUTHCTL_PASSWORD=... oauthctl audit --issuer https://id.staging.example.com --client-id ci-web --client-secret "$SECRET" --username ci-bot --junit audit.xml
-  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json`,
+  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json
+  $ oauthctl audit --issuer https://login.example.com --client-id ci-spa --username ci-bot --browser-driver chromium   # login pages that need JavaScript`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));

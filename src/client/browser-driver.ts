@@ -3,7 +3,8 @@ import { delimiter, join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { FlowError, UsageError } from '../errors.js';
 import { redact } from '../output/redact.js';
-import { decidePageAction, matchesRedirectUri, type ConsentDecision, type FormSubmission } from './headless/forms.js';
+import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
+import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
 import { parsePage, isSubmitButton, type FormField, type HtmlForm } from './headless/page.js';
 import type { UserAgent, UserAgentContext } from './user-agent.js';
 
@@ -93,29 +94,57 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
 }
 
 async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOptions): Promise<void> {
-  const timeout = options.stepTimeoutMs ?? 10_000;
-  const maxSteps = options.maxSteps ?? 25;
-  const consent = options.consent ?? 'approve';
-  const trace = (line: string) => ctx.renderer.trace(line);
-  const show = ctx.renderer.showSecrets;
   let reached = false;
   page.on('request', (req) => {
     if (req.isNavigationRequest() && matchesRedirectUri(req.url(), ctx.redirectUri)) reached = true;
   });
-  page.setDefaultTimeout(timeout);
+  const end = await walk(page, ctx.authorizationUrl, {
+    credentials: { username: options.username, password: options.password },
+    consent: options.consent ?? 'approve',
+    redirectUri: ctx.redirectUri,
+    timeout: options.stepTimeoutMs ?? 10_000,
+    maxSteps: options.maxSteps ?? 25,
+    trace: (line) => ctx.renderer.trace(line),
+    showSecrets: ctx.renderer.showSecrets,
+    ended: () => reached || matchesRedirectUri(page.url(), ctx.redirectUri),
+  });
+  if (end.kind === 'page') throw new FlowError(`browser login stuck at ${end.url}: ${end.detail}`, 'run with --verbose to see every step');
+  await page.waitForLoadState('load').catch(() => undefined);
+  ctx.renderer.trace(`browser: reached the redirect URI after ${end.steps} step${end.steps === 1 ? '' : 's'}`);
+}
 
-  await navigation(page, timeout, () => page.goto(ctx.authorizationUrl));
+interface WalkOptions {
+  credentials: Credentials | undefined;
+  consent: ConsentDecision;
+  redirectUri: string;
+  timeout: number;
+  maxSteps: number;
+  trace: (line: string) => void;
+  showSecrets: boolean;
+  /** True once the walk has reached where it was going (checked after every step). */
+  ended: () => boolean;
+}
+
+/** Where a walk stopped: where it was going, or a page with nothing to do on it (an error page). */
+type WalkEnd = { kind: 'ended'; steps: number } | { kind: 'page'; url: string; title: string; text: string; detail: string; steps: number };
+
+/**
+ * Opens `start` and walks the server's pages in the browser: the headless agent's own decisions
+ * (decidePageAction on the rendered DOM), acted out with clicks and typing, until `ended()` or a page
+ * with nothing to do. Throws FlowError for a failed login or too many steps.
+ */
+async function walk(page: Page, start: string, options: WalkOptions): Promise<WalkEnd> {
+  const { timeout, trace } = options;
+  const nav = (act: () => Promise<unknown>) => navigation(page, timeout, act);
+  page.setDefaultTimeout(timeout);
+  await nav(() => page.goto(start));
   let passwordSentAt: string | undefined;
   let waitedForScripts = false;
-  for (let step = 0; step < maxSteps; step++) {
-    if (reached || matchesRedirectUri(page.url(), ctx.redirectUri)) {
-      await page.waitForLoadState('load').catch(() => undefined);
-      trace(`browser: reached the redirect URI after ${step} step${step === 1 ? '' : 's'}`);
-      return;
-    }
+  for (let step = 0; step < options.maxSteps; step++) {
+    if (options.ended()) return { kind: 'ended', steps: step };
     const url = page.url();
     const parsed = parsePage(await page.content(), url);
-    const action = decidePageAction(parsed, { credentials: { username: options.username, password: options.password }, consent, redirectUri: ctx.redirectUri });
+    const action = decidePageAction(parsed, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri });
     trace(`browser: at ${url} (${parsed.title || 'untitled'})`);
     if (passwordSentAt !== undefined && action.kind === 'login') {
       throw new FlowError(`login failed at ${passwordSentAt}: the server showed the login form again; check the username and password`, parsed.alerts[0] ? `the page said: ${JSON.stringify(parsed.alerts[0])}` : undefined);
@@ -123,30 +152,31 @@ async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOp
     switch (action.kind) {
       case 'login':
       case 'identifier': {
+        if (!options.credentials) throw new FlowError(`the server at ${url} asks for a login`, 'give --username and --password');
         const form = page.locator('form').nth(action.form.index);
         for (const field of action.submission.fields) {
           if (field.role !== 'username' && field.role !== 'password') continue;
-          await fieldLocator(form, action.form, field.name).fill(field.role === 'password' ? options.password : options.username);
+          await fieldLocator(form, action.form, field.name).fill(field.role === 'password' ? options.credentials.password : options.credentials.username);
         }
         if (action.kind === 'login') passwordSentAt = url;
-        trace(`browser: ${action.kind === 'login' ? 'login' : 'account-name'} form chosen (form ${action.form.index + 1}); ${describe(action.submission, show)}`);
-        await navigation(page, timeout, () => submitForm(form, action.form, action.button));
+        trace(`browser: ${action.kind === 'login' ? 'login' : 'account-name'} form chosen (form ${action.form.index + 1}); ${describe(action.submission, options.showSecrets)}`);
+        await nav(() => submitForm(form, action.form, action.button));
         break;
       }
       case 'consent': {
         trace(`browser: consent: ${action.decision} with button ${JSON.stringify(action.button.text || action.button.value || action.button.name)}`);
         const form = page.locator('form').nth(action.form.index);
-        await navigation(page, timeout, () => buttonLocator(form, action.form, action.button).click());
+        await nav(() => buttonLocator(form, action.form, action.button).click());
         break;
       }
       case 'consent-link':
         trace(`browser: consent: ${action.decision} with link ${JSON.stringify(action.link.text)}`);
-        await navigation(page, timeout, () => page.goto(action.link.href));
+        await nav(() => page.goto(action.link.href));
         break;
       case 'auto-submit':
       case 'refresh':
         // The page's own script or refresh moves on; give it the time to.
-        await navigation(page, timeout, async () => undefined);
+        await nav(async () => undefined);
         break;
       case 'stuck':
         if (!waitedForScripts && parsed.scripts > 0) {
@@ -154,11 +184,103 @@ async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOp
           await page.waitForSelector('input[type=password], form button, input[type=submit]', { timeout }).catch(() => undefined);
           break;
         }
-        throw new FlowError(`browser login stuck at ${url}: ${action.detail}`, 'run with --verbose to see every step');
+        if (options.ended()) return { kind: 'ended', steps: step };
+        trace(`browser: nothing to do on ${url} (${action.detail})`);
+        return { kind: 'page', url, title: parsed.title, text: pageText(parsed.alerts[0] || parsed.title || (await page.innerText('body').catch(() => ''))), detail: action.detail, steps: step };
     }
   }
-  if (reached) return;
-  throw new FlowError(`browser login gave up after ${maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
+  if (options.ended()) return { kind: 'ended', steps: options.maxSteps };
+  throw new FlowError(`browser login gave up after ${options.maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
+}
+
+function pageText(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 160 ? `${line.slice(0, 160)}...` : line;
+}
+
+const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><p>oauthctl stopped here, before leaving the authorization server.</p>';
+
+/** What the browser navigator needs of `navigate`'s options (the browser has its own HTTP and cookies). */
+export type BrowserNavigateOptions = Omit<NavigateOptions, 'http' | 'jar' | 'signal'>;
+
+/** `audit --browser-driver chromium`: the audit's navigation through one headless Chromium, cookies kept across probes. */
+export interface BrowserNavigator {
+  navigate(authorizationUrl: string, options: BrowserNavigateOptions): Promise<NavigationResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The built-in agent's `navigate` done in a real browser, for servers whose pages need JavaScript: the
+ * same result, and the same promise that nothing is sent to the redirect URI or to another host (the
+ * browser's request there is intercepted and dropped; what it would have carried is the result).
+ */
+export async function createBrowserNavigator(options: { browserPath?: string | undefined; env: NodeJS.ProcessEnv; stepTimeoutMs?: number }): Promise<BrowserNavigator> {
+  const executablePath = findBrowser(options.browserPath, options.env);
+  const { chromium } = await loadPlaywright();
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+  } catch (err) {
+    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new UsageError(`cannot start the browser at ${executablePath}: ${first}`, 'check --browser-path');
+  }
+  const context = await browser.newContext();
+  return {
+    close: () => browser.close(),
+    async navigate(authorizationUrl, opts) {
+      const page = await context.newPage();
+      const trace = opts.trace ?? (() => undefined);
+      let stop: Extract<NavigationResult, { kind: 'redirect' }> | undefined;
+      let status = 0;
+      const stopAt = (target: string, method: string, body: string | null | undefined, from: string, fromStatus: number, byRedirectUri: boolean) => {
+        stop = { kind: 'redirect', method: method === 'POST' ? 'POST' : 'GET', url: target, from, status: fromStatus, steps: 0, stoppedBy: byRedirectUri ? 'redirect-uri' : 'stop-before' };
+        if (body != null) stop.body = body;
+        trace(`browser: stopped before ${method} ${target}`);
+      };
+      const stopsHere = (url: URL) => matchesRedirectUri(url, opts.redirectUri) || opts.stopBefore?.(url) === true;
+      // Every page the browser opens is fetched here first, redirects not followed, so that the request
+      // that would leave the server (to the redirect URI or another host) is seen, Location fragment and
+      // all, and never sent: the browser gets a blank page in its place.
+      await page.route('**/*', async (route) => {
+        const req = route.request();
+        if (stop || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return route.continue();
+        const url = new URL(req.url());
+        if (stopsHere(url)) {
+          stopAt(req.url(), req.method(), req.postData(), page.url(), status, matchesRedirectUri(url, opts.redirectUri));
+          return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
+        }
+        const response = await route.fetch({ maxRedirects: 0 });
+        status = response.status();
+        const location = response.headers().location;
+        if (status >= 300 && status < 400 && location !== undefined) {
+          const target = new URL(location, req.url());
+          if (stopsHere(target)) {
+            const keep = status === 307 || status === 308;
+            stopAt(target.href, keep ? req.method() : 'GET', keep ? req.postData() : undefined, req.url(), status, matchesRedirectUri(target, opts.redirectUri));
+            return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
+          }
+        }
+        return route.fulfill({ response });
+      });
+      try {
+        const end = await walk(page, authorizationUrl, {
+          credentials: opts.credentials,
+          consent: opts.consent,
+          redirectUri: opts.redirectUri,
+          timeout: options.stepTimeoutMs ?? 10_000,
+          maxSteps: opts.maxSteps ?? 25,
+          trace,
+          showSecrets: opts.showSecrets === true,
+          ended: () => stop !== undefined,
+        });
+        if (stop) return { ...stop, steps: end.steps };
+        if (end.kind === 'page') return { kind: 'page', url: end.url, status, title: end.title, text: end.text, steps: end.steps };
+        throw new FlowError(`the browser stopped at ${page.url()}`);
+      } finally {
+        await page.close();
+      }
+    },
+  };
 }
 
 /** Runs `act` and waits for the navigation it causes (or the time limit, for pages that change in place). */

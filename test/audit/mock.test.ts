@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
@@ -139,5 +139,24 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
     } finally {
       server.kill('SIGTERM');
     }
+  });
+});
+
+describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium against the built-in mock', () => {
+  it("logs in on the mock's login and consent pages in Chromium: every probe passes as with the built-in agent", async () => {
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--second-client-id', 'photo-web', '--second-client-secret', 'photo-web-secret', '--browser-driver', 'chromium', '--json');
+    const s = statuses(JSON.parse(io.out()) as AuditReport);
+    const { 'client-secret-wrong': secret, ...rest } = s;
+    expect(secret).toBe('skip');
+    expect(Object.entries(rest).filter(([, v]) => v !== 'pass')).toEqual([]);
+    expect(code).toBe(0);
+    expect(io.err()).not.toContain('wonderland');
+  });
+
+  it('a missing browser is one line, exit 2, before any request', async () => {
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--browser-driver', 'chromium', '--browser-path', '/nonexistent/chromium');
+    expect(code).toBe(2);
+    expect(io.err().trim().split('\n')).toHaveLength(1);
+    expect(io.err()).toMatch(/--browser-path "\/nonexistent\/chromium" is not an executable file/);
   });
 });

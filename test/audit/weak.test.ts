@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
@@ -57,15 +58,31 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
   { probe: 'refresh-rotation', weak: { noRefreshTokens: true }, expected: 'skip', detail: /no refresh token issued/ },
 ];
 
-describe('audit against weakened servers: every probe catches its weakness', () => {
+function weaknessCases(...driver: string[]): void {
   for (const c of CASES) {
     it(`${c.probe}: ${Object.keys(c.weak).join(', ')} -> ${c.expected}`, async () => {
-      const { code, byId } = await audit(c.weak, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []));
+      const { code, byId } = await audit(c.weak, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []), ...driver);
       expect(byId[c.probe]?.status).toBe(c.expected);
       expect(byId[c.probe]?.detail).toMatch(c.detail);
       expect(code).toBe(c.expected === 'fail' ? 1 : 0);
     });
   }
+}
+
+// The same verdicts when the authorization requests go through a real browser: the browser navigator
+// must report what the built-in agent reports (redirects, fragments, error pages) and send nothing to
+// the redirect URI or other hosts.
+describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium: the same verdicts through a real browser', () => {
+  it('passes every probe against a correct server', async () => {
+    const { code, report } = await audit({}, PUBLIC, '--second-client-id', 'other', '--second-client-secret', 'other-secret', '--browser-driver', 'chromium');
+    expect(report.probes.filter((p) => p.status !== 'pass').map((p) => p.id)).toEqual(['client-secret-wrong']);
+    expect(code).toBe(0);
+  });
+  weaknessCases('--browser-driver', 'chromium');
+});
+
+describe('audit against weakened servers: every probe catches its weakness', () => {
+  weaknessCases();
 
   it('skips the probes that need a working flow when the flow fails', async () => {
     const { report } = await audit({ brokenToken: true }, PUBLIC);

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBrowserUserAgent, findBrowser } from '../../src/client/browser-driver.js';
+import { createBrowserNavigator, createBrowserUserAgent, findBrowser } from '../../src/client/browser-driver.js';
 import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
 import { createRenderer } from '../../src/output/render.js';
 import type { IO } from '../../src/cli/io.js';
@@ -64,5 +66,46 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
     await server?.close();
     await listener?.close();
     await expect(loginThroughChromium({ password: 'wrong' })).rejects.toThrow(/the server showed the login form again; check the username and password/);
+  });
+});
+
+describe.skipIf(!hasChromium)("the audit's browser navigator (audit --browser-driver chromium)", () => {
+  /** A server at the redirect URI that counts what reaches it: the navigator must send it nothing. */
+  async function catcher() {
+    const hits: string[] = [];
+    const http = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.end('caught');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const redirectUri = `http://127.0.0.1:${(http.address() as AddressInfo).port}/callback`;
+    return { hits, redirectUri, close: () => new Promise((resolve) => http.close(resolve)) };
+  }
+
+  it.each([
+    ['a login page that needs JavaScript, the code in the query', { needsJavaScript: true }, 'GET'],
+    ['response_mode=form_post, the code posted by a script', { formPost: true }, 'POST'],
+  ])('%s: reports the redirect and sends nothing to the redirect URI', async (_name, serverOptions, method) => {
+    server = await startFormServer(serverOptions);
+    const target = await catcher();
+    const navigator = await createBrowserNavigator({ env: { PATH: process.env.PATH ?? '' } });
+    try {
+      const trace: string[] = [];
+      const result = await navigator.navigate(`${server.url}/authorize?redirect_uri=${encodeURIComponent(target.redirectUri)}&state=xyz`, {
+        redirectUri: target.redirectUri,
+        consent: 'approve',
+        credentials: { username: USER, password: PASS },
+        trace: (line) => trace.push(line),
+      });
+      expect(result).toMatchObject({ kind: 'redirect', method, stoppedBy: 'redirect-uri' });
+      const params = result.kind === 'redirect' ? new URLSearchParams(method === 'POST' ? result.body : new URL(result.url).search) : undefined;
+      expect(params?.get('code')).toBe(`code-for-${USER}`);
+      expect(params?.get('state')).toBe('xyz');
+      expect(target.hits).toEqual([]);
+      expect(trace.join('\n')).not.toContain(PASS);
+    } finally {
+      await navigator.close();
+      await target.close();
+    }
   });
 });
