@@ -63,6 +63,19 @@ export async function checkBrowserDriver(browserPath: string | undefined, env: N
   return path;
 }
 
+/** A headless Chromium (the one findBrowser finds); a browser that will not start is one line, exit 2. */
+async function launchBrowser(browserPath: string | undefined, env: NodeJS.ProcessEnv, trace?: (line: string) => void): Promise<Browser> {
+  const executablePath = findBrowser(browserPath, env);
+  const { chromium } = await loadPlaywright();
+  trace?.(`browser: launching ${executablePath}`);
+  try {
+    return await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+  } catch (err) {
+    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new UsageError(`cannot start the browser at ${executablePath}: ${first}`, 'check --browser-path');
+  }
+}
+
 /**
  * `login --headless --browser-driver chromium`: the same login as the built-in headless agent, through
  * a real headless Chromium (for login pages that need JavaScript). The page decisions are the headless
@@ -71,17 +84,8 @@ export async function checkBrowserDriver(browserPath: string | undefined, env: N
  */
 export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent {
   return async (ctx: UserAgentContext) => {
-    const executablePath = findBrowser(options.browserPath, ctx.io.env);
-    const { chromium } = await loadPlaywright();
     ctx.renderer.step('Headless login (Chromium)');
-    ctx.renderer.trace(`browser: launching ${executablePath}`);
-    let browser: Browser;
-    try {
-      browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
-    } catch (err) {
-      const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-      throw new UsageError(`cannot start the browser at ${executablePath}: ${first}`, 'check --browser-path');
-    }
+    const browser = await launchBrowser(options.browserPath, ctx.io.env, (line) => ctx.renderer.trace(line));
     const onAbort = () => void browser.close();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -215,15 +219,7 @@ export interface BrowserNavigator {
  * browser's request there is intercepted and dropped; what it would have carried is the result).
  */
 export async function createBrowserNavigator(options: { browserPath?: string | undefined; env: NodeJS.ProcessEnv; stepTimeoutMs?: number }): Promise<BrowserNavigator> {
-  const executablePath = findBrowser(options.browserPath, options.env);
-  const { chromium } = await loadPlaywright();
-  let browser: Browser;
-  try {
-    browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
-  } catch (err) {
-    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    throw new UsageError(`cannot start the browser at ${executablePath}: ${first}`, 'check --browser-path');
-  }
+  const browser = await launchBrowser(options.browserPath, options.env);
   const context = await browser.newContext();
   return {
     close: () => browser.close(),
