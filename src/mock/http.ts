@@ -10,6 +10,11 @@ export interface MockState {
   baseUrl: string;
   /** Cookies get `Secure` when the issuer is https. */
   secureCookies: boolean;
+  /**
+   * The session cookie's name, with the port in it: browsers keep cookies by host, not port, so two
+   * mocks on one host would otherwise overwrite each other's session.
+   */
+  sessionCookie: string;
   /** false with --no-consent: no consent page for any client. */
   consent: boolean;
   autoLogin?: string;

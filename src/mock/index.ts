@@ -5,6 +5,7 @@ import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig,
 import type { MockState } from './http.js';
 import type { SigningKeys } from './keys.js';
 import { createRequestListener, type MockLogEntry } from './router.js';
+import { SESSION_COOKIE_PREFIX } from './session.js';
 import { MockStore } from './store.js';
 
 export type { MockConfig, MockConfigInput, MockClient, MockUser, MockScope, MockLifetimes, MockClientInput, MockUserInput, SigningAlg, AccessTokenFormat, TokenEndpointAuthMethod } from './config.js';
@@ -58,6 +59,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     issuer: '',
     baseUrl: '',
     secureCookies: false,
+    sessionCookie: '',
     consent: options.consent !== false,
     ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
     now,
@@ -78,6 +80,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
   state.issuer = `http://${hostInUrl}:${port}`;
   state.baseUrl = `${state.issuer}/api`;
+  state.sessionCookie = `${SESSION_COOKIE_PREFIX}${port}`;
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
   setImmediate(() => {

@@ -2,7 +2,8 @@ import { serverToken } from './random-pool.js';
 import { parseCookies, type Exchange } from './http.js';
 import type { SessionRecord } from './store.js';
 
-export const SESSION_COOKIE = 'oauthctl_mock_session';
+/** The session cookie is `oauthctl_mock_session_<port>` (MockState.sessionCookie). */
+export const SESSION_COOKIE_PREFIX = 'oauthctl_mock_session_';
 const SESSION_SECONDS = 3600;
 
 export interface Session {
@@ -12,7 +13,7 @@ export interface Session {
 
 /** The browser session named by the request's cookie, if the server knows it. */
 export function currentSession(ex: Exchange): Session | undefined {
-  const id = parseCookies(ex.req.headers.cookie).get(SESSION_COOKIE);
+  const id = parseCookies(ex.req.headers.cookie).get(ex.state.sessionCookie);
   if (!id) return undefined;
   const record = ex.state.store.sessions.get(id);
   return record ? { id, record } : undefined;
@@ -32,6 +33,6 @@ export function startSession(ex: Exchange, previous?: Session): Session {
   };
   ex.state.store.sessions.set(id, record);
   const secure = ex.state.secureCookies ? '; Secure' : '';
-  ex.res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_SECONDS}${secure}`);
+  ex.res.setHeader('Set-Cookie', `${ex.state.sessionCookie}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_SECONDS}${secure}`);
   return { id, record };
 }

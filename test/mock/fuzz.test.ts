@@ -57,7 +57,7 @@ describe('fuzz: malformed requests never get a 5xx and never stop the server', (
       if (type) headers['content-type'] = type;
       const auth = pick(r, AUTHS);
       if (auth) headers.authorization = auth;
-      if (r() < 0.2) headers.cookie = `oauthctl_mock_session=${pick(r, VALUES).replace(/[^\x21-\x7e]/g, '')}; x=y`;
+      if (r() < 0.2) headers.cookie = `oauthctl_mock_session_${server.port}=${pick(r, VALUES).replace(/[^\x21-\x7e]/g, '')}; x=y`;
       let body: Buffer | undefined;
       if (inBody) body = r() < 0.1 ? Buffer.from(Array.from({ length: 200 }, () => Math.floor(r() * 256))) : r() < 0.05 ? Buffer.alloc(70_000, 'a') : Buffer.from(query);
       let status: number;

@@ -97,6 +97,23 @@ describe('consent page and the whole interactive flow', () => {
     expect(await (await browser.request(authorizeUrl(server, pkceRequest(pkce, { prompt: 'login' })))).text()).toMatch(/Sign in/);
   });
 
+  it('two mocks on one host keep their own sessions (a browser keeps cookies by host, not port)', async () => {
+    const [one, two] = [await startMock(), await startMock()];
+    // Browser keeps cookies by name only, as a browser does for two ports of one host.
+    const browser = new Browser();
+    for (const server of [one, two]) {
+      const { res, fields } = await openLogin(server, browser);
+      expect(res.headers.getSetCookie()[0]).toMatch(new RegExp(`^oauthctl_mock_session_${server.port}=`));
+      const login = await browser.submit(`${server.issuer}/login`, { ...fields, username: 'alice', password: 'wonderland' });
+      expect(login.status).toBe(303);
+    }
+    // Signed in at both: each goes on to its consent page, neither asks for the password again.
+    for (const server of [one, two]) {
+      const again = await browser.request(authorizeUrl(server, pkceRequest(pkce, { scope: 'photo' })));
+      expect(await again.text()).toMatch(/Allow access/);
+    }
+  });
+
   it('Deny redirects with access_denied and the state', async () => {
     const server = await startMock();
     const browser = new Browser();
