@@ -216,7 +216,7 @@ export interface BrowserNavigator {
 /**
  * The built-in agent's `navigate` done in a real browser, for servers whose pages need JavaScript: the
  * same result, and the same promise that nothing is sent to the redirect URI or to another host (the
- * browser's request there is intercepted and dropped; what it would have carried is the result).
+ * browser gets a blank page instead; what its request would have carried is the result).
  */
 export async function createBrowserNavigator(options: { browserPath?: string | undefined; env: NodeJS.ProcessEnv; stepTimeoutMs?: number }): Promise<BrowserNavigator> {
   const browser = await launchBrowser(options.browserPath, options.env);
@@ -245,7 +245,13 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
           stopAt(req.url(), req.method(), req.postData(), page.url(), status, matchesRedirectUri(url, opts.redirectUri));
           return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
         }
-        const response = await route.fetch({ maxRedirects: 0 });
+        let response: Awaited<ReturnType<typeof route.fetch>>;
+        try {
+          response = await route.fetch({ maxRedirects: 0 });
+        } catch (err) {
+          trace(`browser: ${req.method()} ${req.url()} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+          return route.abort('failed');
+        }
         status = response.status();
         const location = response.headers().location;
         if (status >= 300 && status < 400 && location !== undefined) {
