@@ -19,10 +19,21 @@ export const manualUserAgent: UserAgent = async ({ authorizationUrl, redirectUri
   );
 };
 
-/** The redirect source for --manual: one pasted line on stdin. */
+/**
+ * The redirect source for --manual: one pasted line on stdin. On a terminal the line is read in raw
+ * mode (readline does the editing and echo), because the terminal's own line editing keeps at most
+ * 4095 characters of a line and a long redirect URL would be cut; Ctrl-C still interrupts.
+ */
 export function pastedRedirectReceiver(io: IO): (config: FlowConfig) => Promise<RedirectReceiver> {
   return async (config) => {
-    const rl = createInterface({ input: io.stdin, terminal: false, crlfDelay: Infinity });
+    const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+    const rl = createInterface({ input: io.stdin, crlfDelay: Infinity, ...(terminal ? { output: io.stderr, terminal: true } : { terminal: false }) });
+    if (terminal) {
+      rl.on('SIGINT', () => {
+        rl.close();
+        process.kill(process.pid, 'SIGINT');
+      });
+    }
     return {
       redirectUri: config.redirectUri,
       async waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture> {

@@ -1,7 +1,7 @@
 // Remote machines: `login --manual` with the redirect URL piped in, and the split flow
 // `url --save` / `exchange --from --redirect-url`, against B's mock.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -52,6 +52,43 @@ async function browse(authorizationUrl: string): Promise<string> {
 function authorizationUrlIn(stderr: string): string | undefined {
   return /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(stderr)?.[1];
 }
+
+/**
+ * Runs `login --manual` on a terminal (a pty from script(1)) and types `answer(authorizationUrl)` into
+ * it once the URL is shown; resolves to the exit status and everything the terminal showed.
+ */
+async function manualLoginOnTerminal(answer: (authorizationUrl: string) => Promise<string>): Promise<{ code: number | null; shown: string }> {
+  const cmd = `${process.execPath} ${BIN} login --manual --auth-url ${mock.authUrl} --client-id photo-cli --pkce --scope photo --timeout 20`;
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', TERM: 'xterm', NO_COLOR: '1', ...env } });
+  let shown = '';
+  let answered = false;
+  child.stdout.on('data', (c: Buffer) => {
+    shown += c.toString();
+    const url = authorizationUrlIn(shown);
+    if (!url || answered) return;
+    answered = true;
+    void answer(url).then((text) => {
+      // A terminal delivers a long paste in pieces.
+      for (let i = 0; i < text.length; i += 1000) child.stdin.write(text.slice(i, i + 1000));
+    });
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, shown };
+}
+
+describe.skipIf(!existsSync('/usr/bin/script'))('login --manual on a terminal', () => {
+  it('reads a pasted redirect URL longer than the terminal line limit (4095 characters)', async () => {
+    // The code and state come after 5,000 characters: cut at the limit, they would be lost.
+    const { code, shown } = await manualLoginOnTerminal(async (url) => `${(await browse(url)).replace('?', `?padding=${'x'.repeat(5000)}&`)}\r`);
+    expect(shown).toMatch(/token_type=Bearer/);
+    expect(code).toBe(0);
+  });
+
+  it('Ctrl-C still interrupts the wait for the pasted URL', async () => {
+    const { code } = await manualLoginOnTerminal(async () => '\x03');
+    expect(code).toBe(130);
+  });
+});
 
 describe('login --manual', () => {
   it('reads the pasted redirect URL from a pipe, with a custom-scheme redirect URI (built CLI)', async () => {
