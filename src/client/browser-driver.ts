@@ -1,10 +1,10 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { FlowError, UsageError } from '../errors.js';
 import { redact } from '../output/redact.js';
 import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
-import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
+import { shortLine, type NavigateOptions, type NavigationResult } from './headless/navigate.js';
 import { parsePage, isSubmitButton, type FormField, type HtmlForm } from './headless/page.js';
 import type { UserAgent, UserAgentContext } from './user-agent.js';
 
@@ -190,16 +190,11 @@ async function walk(page: Page, start: string, options: WalkOptions): Promise<Wa
         }
         if (options.ended()) return { kind: 'ended', steps: step };
         trace(`browser: nothing to do on ${url} (${action.detail})`);
-        return { kind: 'page', url, title: parsed.title, text: pageText(parsed.alerts[0] || parsed.title || (await page.innerText('body').catch(() => ''))), detail: action.detail, steps: step };
+        return { kind: 'page', url, title: parsed.title, text: shortLine(parsed.alerts[0] || parsed.title || (await page.innerText('body').catch(() => ''))), detail: action.detail, steps: step };
     }
   }
   if (options.ended()) return { kind: 'ended', steps: options.maxSteps };
   throw new FlowError(`browser login gave up after ${options.maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
-}
-
-function pageText(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 160 ? `${line.slice(0, 160)}...` : line;
 }
 
 const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><p>oauthctl stopped here, before leaving the authorization server.</p>';
@@ -228,23 +223,23 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
       const trace = opts.trace ?? (() => undefined);
       let stop: Extract<NavigationResult, { kind: 'redirect' }> | undefined;
       let status = 0;
-      const stopAt = (target: string, method: string, body: string | null | undefined, from: string, fromStatus: number, byRedirectUri: boolean) => {
-        stop = { kind: 'redirect', method: method === 'POST' ? 'POST' : 'GET', url: target, from, status: fromStatus, steps: 0, stoppedBy: byRedirectUri ? 'redirect-uri' : 'stop-before' };
-        if (body != null) stop.body = body;
-        trace(`browser: stopped before ${method} ${target}`);
+      /** Why a request to `url` would leave the server (and so is not sent), or undefined. */
+      const stopReason = (url: URL) => (matchesRedirectUri(url, opts.redirectUri) ? 'redirect-uri' : opts.stopBefore?.(url) ? 'stop-before' : undefined);
+      /** Records the request that was not sent, and gives the browser a blank page in its place. */
+      const stopAt = (route: Route, request: { url: string; method: string; body: string | null | undefined; from: string; status: number }, stoppedBy: 'redirect-uri' | 'stop-before') => {
+        stop = { kind: 'redirect', method: request.method === 'POST' ? 'POST' : 'GET', url: request.url, from: request.from, status: request.status, steps: 0, stoppedBy };
+        if (request.body != null) stop.body = request.body;
+        trace(`browser: stopped before ${request.method} ${request.url}`);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
       };
-      const stopsHere = (url: URL) => matchesRedirectUri(url, opts.redirectUri) || opts.stopBefore?.(url) === true;
       // Every page the browser opens is fetched here first, redirects not followed, so that the request
       // that would leave the server (to the redirect URI or another host) is seen, Location fragment and
       // all, and never sent: the browser gets a blank page in its place.
       await page.route('**/*', async (route) => {
         const req = route.request();
         if (stop || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return route.continue();
-        const url = new URL(req.url());
-        if (stopsHere(url)) {
-          stopAt(req.url(), req.method(), req.postData(), page.url(), status, matchesRedirectUri(url, opts.redirectUri));
-          return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
-        }
+        const here = stopReason(new URL(req.url()));
+        if (here) return stopAt(route, { url: req.url(), method: req.method(), body: req.postData(), from: page.url(), status }, here);
         let response: Awaited<ReturnType<typeof route.fetch>>;
         try {
           response = await route.fetch({ maxRedirects: 0 });
@@ -256,10 +251,11 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
         const location = response.headers().location;
         if (status >= 300 && status < 400 && location !== undefined) {
           const target = new URL(location, req.url());
-          if (stopsHere(target)) {
+          const there = stopReason(target);
+          if (there) {
+            // 307 and 308 keep the method and body; the other redirects become a GET.
             const keep = status === 307 || status === 308;
-            stopAt(target.href, keep ? req.method() : 'GET', keep ? req.postData() : undefined, req.url(), status, matchesRedirectUri(target, opts.redirectUri));
-            return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
+            return stopAt(route, { url: target.href, method: keep ? req.method() : 'GET', body: keep ? req.postData() : undefined, from: req.url(), status }, there);
           }
         }
         return route.fulfill({ response });

@@ -180,7 +180,11 @@ function describeFields(submission: FormSubmission, show: boolean): string {
 
 /** A short description of a page for an error message: its alert, else its title, else its text. */
 function pageText(alerts: readonly string[] | undefined, title: string | undefined, body: string): string {
-  const text = alerts?.[0] || title || body.replace(/<[^>]*>/g, ' ');
+  return shortLine(alerts?.[0] || title || body.replace(/<[^>]*>/g, ' '));
+}
+
+/** Text as one line of at most 160 characters, for a report or an error message. */
+export function shortLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 160 ? `${line.slice(0, 160)}...` : line;
 }
