@@ -90,7 +90,11 @@ const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
 /** One round against one server: flows per second, and the server's CPU microseconds per flow. */
 async function round(server, seconds = SECONDS) {
-  const load = spawn(process.execPath, [loadGenerator, server.issuer, String(seconds)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) } });
+  const load = spawn(process.execPath, [loadGenerator, server.issuer, String(seconds)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) },
+  });
   const lines = createInterface({ input: load.stdout });
   let before;
   let result;
@@ -171,7 +175,11 @@ async function throughput() {
     const theirs = m[`theirs${alg}`].rate;
     console.log(`goal >= 3x oauth2-mock-server, ${alg} JWTs on both: ${ratio(ours, theirs)}x ${verdict(ours >= 3 * theirs)}`);
   }
-  for (const [key, what] of [['oursOpaque', 'opaque access tokens'], ['oursES256', 'ES256 JWTs'], ['oursRS256', 'RS256 JWTs']]) {
+  for (const [key, what] of [
+    ['oursOpaque', 'opaque access tokens'],
+    ['oursES256', 'ES256 JWTs'],
+    ['oursRS256', 'RS256 JWTs'],
+  ]) {
     console.log(`goal >= 0.5x the bare server, ${what}: ${ratio(m[key].rate, bare)}x ${verdict(m[key].rate >= 0.5 * bare)}`);
   }
   console.log(`  (the bare server + one ES256 signature per token, nothing else, reaches ${ratio(m.bareSigning.rate, bare)}x: the ceiling of any server that signs a JWT per flow here;`);
@@ -209,7 +217,9 @@ async function timeToReady() {
     }
   }
   const [n, r] = [median(node), median(ready)];
-  console.log(`time to ready (median of ${runs} interleaved runs): serve-mock --port 0 --json ${r.toFixed(0)} ms (until its JSON line), node -e 0 ${n.toFixed(0)} ms: ${ratio(r, n)}x (goal <= 2x: ${verdict(r <= 2 * n)})`);
+  console.log(
+    `time to ready (median of ${runs} interleaved runs): serve-mock --port 0 --json ${r.toFixed(0)} ms (until its JSON line), node -e 0 ${n.toFixed(0)} ms: ${ratio(r, n)}x (goal <= 2x: ${verdict(r <= 2 * n)})`,
+  );
 }
 
 const MEMORY_CHILD = `
@@ -251,7 +261,9 @@ async function memory(format, stored) {
   await once(child, 'close');
   const { before, after, seconds } = JSON.parse(line);
   const growth = after - before;
-  console.log(`heap after GC, ${format} access tokens (${stored} per flow): ${before.toFixed(1)} MiB after a 25,000-flow warm-up, ${after.toFixed(1)} MiB after ${MEMORY_FLOWS.toLocaleString('en')} more flows (${seconds.toFixed(0)} s): ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (goal: flat, within 5 MiB: ${verdict(Math.abs(growth) <= 5)})`);
+  console.log(
+    `heap after GC, ${format} access tokens (${stored} per flow): ${before.toFixed(1)} MiB after a 25,000-flow warm-up, ${after.toFixed(1)} MiB after ${MEMORY_FLOWS.toLocaleString('en')} more flows (${seconds.toFixed(0)} s): ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (goal: flat, within 5 MiB: ${verdict(Math.abs(growth) <= 5)})`,
+  );
 }
 
 await throughput();

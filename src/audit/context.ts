@@ -1,16 +1,16 @@
 import { FlowError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
-import { CookieJar } from '../client/headless/cookies.js';
-import { navigate, type NavigateOptions, type NavigationResult } from '../client/headless/navigate.js';
-import type { Credentials } from '../client/headless/forms.js';
+import { CookieJar } from '../agent/headless/cookies.js';
+import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
+import type { Credentials } from '../agent/headless/forms.js';
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import { parseOAuthErrorBody, type OAuthErrorFields } from '../oauth/errors.js';
 import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
 import { generateState } from '../oauth/random.js';
 import { buildTokenRequest, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
-import { ProbeFailure } from './types.js';
+import { ProbeFailure } from './probe-errors.js';
 
 /** What the audit knows about the server and the client(s) it may use. */
 export interface AuditSetup {
@@ -166,7 +166,7 @@ export class AuditContext {
 
   /** A fresh authorization code for the client (with PKCE when the client uses it). */
   async obtainCode(params: AuthorizeParams = {}): Promise<IssuedCode> {
-    const pkce = params.pkce === undefined ? (this.usesPkce ? this.freshPkce() : undefined) : params.pkce ?? undefined;
+    const pkce = params.pkce === undefined ? (this.usesPkce ? this.freshPkce() : undefined) : (params.pkce ?? undefined);
     let outcome: AuthorizeOutcome;
     try {
       outcome = await this.authorize({ ...params, pkce: pkce ?? null });

@@ -1,6 +1,7 @@
 import { CliError } from '../errors.js';
 import type { AuditContext } from './context.js';
-import { ProbeFailure, ProbeSkip, type AuditReport, type Probe, type ProbeResult } from './types.js';
+import { ProbeFailure, ProbeSkip } from './probe-errors.js';
+import type { AuditReport, Probe, ProbeResult } from './types.js';
 
 export interface RunAuditOptions {
   /** Called as each probe finishes (progress on stderr). */

@@ -35,16 +35,6 @@ export interface AuditReport {
   summary: Record<ProbeStatus, number>;
 }
 
-/** Thrown by a probe (or the context) when the probe cannot run here: the probe is skipped with the reason. */
-export class ProbeSkip extends Error {
-  override readonly name = 'ProbeSkip';
-}
-
-/** Thrown when a step the probe needs failed (no code could be obtained, ...): the probe fails with the message. */
-export class ProbeFailure extends Error {
-  override readonly name = 'ProbeFailure';
-}
-
 export const pass = (detail: string): ProbeOutcome => ({ status: 'pass', detail });
 export const fail = (detail: string): ProbeOutcome => ({ status: 'fail', detail });
 export const warn = (detail: string): ProbeOutcome => ({ status: 'warn', detail });

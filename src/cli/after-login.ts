@@ -1,12 +1,12 @@
 import { FlowError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
-import { selectedProfileName } from '../client/config-store.js';
+import { selectedProfileName } from '../store/config-store.js';
 import { decodeJwtUnverified } from '../oauth/jwt.js';
 import type { JwtCheck } from '../oauth/jwt-claims.js';
 import type { TokenResponse } from '../oauth/token-request.js';
 import type { Renderer } from '../output/render.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 /** What `login` (and `exchange --from`) do once the token response is in: check the ID token, cache the tokens. */
 export interface AfterLoginInput {
@@ -44,12 +44,15 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
   if (!decoded) throw new FlowError('the id_token is not a JWT', 'OpenID Connect Core section 2: an ID token is a signed JWT');
   const claimedIssuer = typeof decoded.claims.iss === 'string' ? decoded.claims.iss : undefined;
   const issuer = config.issuer ?? claimedIssuer;
-  if (config.issuer === undefined) renderer.info('no --issuer given: the ID token\'s own iss names the keys to check it with');
+  if (config.issuer === undefined) renderer.info("no --issuer given: the ID token's own iss names the keys to check it with");
 
   let jwksUri = config.metadata?.jwks_uri;
   if (jwksUri === undefined && issuer !== undefined) {
     const { discoverMetadata } = await import('../client/endpoints.js');
-    jwksUri = await discoverMetadata(http, issuer).then((found) => found.metadata.jwks_uri, () => undefined);
+    jwksUri = await discoverMetadata(http, issuer).then(
+      (found) => found.metadata.jwks_uri,
+      () => undefined,
+    );
   }
   const { verifyJwt, fetchJwks } = await import('../client/jwt-verify.js');
   const { checkClaims } = await import('../oauth/jwt-claims.js');
@@ -78,7 +81,7 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
 
 /** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
 export async function cacheTokens({ config, tokens, renderer, io, profile }: AfterLoginInput): Promise<void> {
-  const { openTokenCache, saveTokens, cacheFilePath } = await import('../client/token-cache.js');
+  const { openTokenCache, saveTokens, cacheFilePath } = await import('../store/token-cache.js');
   const name = selectedProfileName(profile, io.env);
   const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
   const cache = openTokenCache(io.env);

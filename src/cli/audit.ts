@@ -7,9 +7,10 @@ import type { Renderer } from '../output/render.js';
 import type { AuditReport, ProbeStatus } from '../audit/types.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
-import { addFlowOptions, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
+import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { resolveFlowConfig } from './flow-pipeline.js';
 import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
-import { colorEnabled, type IO } from './io.js';
+import { colorEnabled, type IO } from '../output/io.js';
 
 export const SECOND_CLIENT_SECRET_ENV = 'OAUTHCTL_SECOND_CLIENT_SECRET';
 
@@ -31,13 +32,13 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   const [{ createRenderer }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
-    import('../client/headless/agent.js'),
+    import('../agent/headless/agent.js'),
     import('../audit/context.js'),
     import('../audit/runner.js'),
     import('../audit/probes/index.js'),
   ]);
   const probes = selectProbes(PROBES, options.probe);
-  const driver = account.browserDriver === 'chromium' ? await import('../client/browser-driver.js') : undefined;
+  const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const quiet = scrubbingRenderer(renderer, [account.password]);
@@ -81,7 +82,10 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
 
 function selectProbes<T extends { id: string }>(all: readonly T[], wanted: readonly string[] | undefined): readonly T[] {
   if (!wanted || wanted.length === 0) return all;
-  const ids = wanted.flatMap((w) => w.split(',')).map((w) => w.trim()).filter(Boolean);
+  const ids = wanted
+    .flatMap((w) => w.split(','))
+    .map((w) => w.trim())
+    .filter(Boolean);
   const unknown = ids.filter((id) => !all.some((p) => p.id === id));
   if (unknown.length > 0) throw new UsageError(`unknown probe ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, `probes: ${all.map((p) => p.id).join(', ')}`);
   return all.filter((p) => ids.includes(p.id));
@@ -118,7 +122,7 @@ async function findMetadata(http: HttpClient, config: FlowConfig, renderer: Rend
 }
 
 async function writeJUnit(file: string, report: AuditReport, config: FlowConfig): Promise<void> {
-  const [{ toJUnitXml }, { writeFileAtomic }] = await Promise.all([import('../audit/junit.js'), import('../client/atomic-file.js')]);
+  const [{ toJUnitXml }, { writeFileAtomic }] = await Promise.all([import('../audit/junit.js'), import('../store/atomic-file.js')]);
   const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
   try {
     await writeFileAtomic(file, toJUnitXml(report, suite), { mode: 0o644, dirMode: 0o755 });
@@ -136,9 +140,7 @@ function paintStatus(renderer: Renderer, status: ProbeStatus): string {
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('audit')
-    .description("Probe an authorization server's security properties (RFC 6749, RFC 7636, RFC 9207, RFC 9700) through headless logins: a smoke test for CI.");
+  const cmd = program.command('audit').description("Probe an authorization server's security properties (RFC 6749, RFC 7636, RFC 9207, RFC 9700) through headless logins: a smoke test for CI.");
   addFlowOptions(cmd);
   addCredentialOptions(cmd)
     .option('--second-client-id <ID>', 'another registered client, for the code-to-client binding probe')

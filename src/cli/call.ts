@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface CallOptions extends CommonOptions {
   token?: string;
@@ -161,11 +161,14 @@ export function register(program: Command, io: IO): void {
     .option('--insecure', 'do not verify TLS certificates (test servers only)');
   addCachedLoginOptions(cmd).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl call https://api.example.com/me --token "$ACCESS_TOKEN"
   $ oauthctl call https://api.example.com/me --profile work
-  $ oauthctl call https://api.example.com/photos -X POST -H 'Content-Type: application/json' -d '{"title":"x"}'`)
+  $ oauthctl call https://api.example.com/photos -X POST -H 'Content-Type: application/json' -d '{"title":"x"}'`,
+    )
     .action(async (url: string, options: CallOptions, command: Command) => {
       setExitCode(command, await runCall(url, options, io));
     });

@@ -1,16 +1,19 @@
 import type { Command } from 'commander';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface CommandModule {
   register(program: Command, io: IO): void;
 }
 
-interface Entry {
+export interface Entry {
   summary: string;
   load(): Promise<CommandModule>;
 }
 
-/** Every command, by name: its one-line summary, and its module, loaded only when it runs. */
+/**
+ * Every command but `completion`, by name: its one-line summary, and its module, loaded only when it
+ * runs. `completion` describes these, so main.ts adds it and this table never imports it.
+ */
 export const COMMANDS: Record<string, Entry> = {
   pkce: { summary: 'create a PKCE code verifier and challenge, or check a given verifier', load: () => import('./pkce.js') },
   url: { summary: 'print the authorization request URL', load: () => import('./url.js') },
@@ -27,5 +30,7 @@ export const COMMANDS: Record<string, Entry> = {
   listen: { summary: 'run only the loopback redirect listener and explain what arrives', load: () => import('./listen.js') },
   decode: { summary: "show a JWT's header and claims; --verify checks it against the issuer's keys", load: () => import('./decode.js') },
   audit: { summary: "probe an authorization server's security properties through headless logins (CI)", load: () => import('./audit.js') },
-  completion: { summary: 'print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 };
+
+/** `completion`'s one-line summary, for main.ts's table and for the scripts it prints. */
+export const COMPLETION_SUMMARY = 'print a shell completion script (bash, zsh, fish)';

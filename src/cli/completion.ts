@@ -1,8 +1,8 @@
 import { Command, type Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { COMMANDS } from './commands.js';
+import { COMMANDS, COMPLETION_SUMMARY } from './commands.js';
 import { setExitCode } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 /**
  * Shell completion built from the commands themselves: every command module is loaded and registered
@@ -52,17 +52,17 @@ export async function collectCommands(io: IO): Promise<CompletionCommand[]> {
       scratch.command(name).description(entry.summary);
     }
   }
-  return scratch.commands.map((c) => describeCommand(c, COMMANDS[c.name()]?.summary));
+  register(scratch, io);
+  const summaries: Record<string, string> = { completion: COMPLETION_SUMMARY };
+  for (const [name, entry] of Object.entries(COMMANDS)) summaries[name] = entry.summary;
+  return scratch.commands.map((c) => describeCommand(c, summaries[c.name()]));
 }
 
 function describeCommand(cmd: Command, summary?: string): CompletionCommand {
   return {
     name: cmd.name(),
     description: oneLine(summary ?? cmd.description()),
-    options: [
-      ...cmd.options.filter((o) => !o.hidden).map(describeOption),
-      { flags: ['-h', '--help'], description: 'show help', takesValue: false },
-    ],
+    options: [...cmd.options.filter((o) => !o.hidden).map(describeOption), { flags: ['-h', '--help'], description: 'show help', takesValue: false }],
     subcommands: cmd.commands.map((c) => describeCommand(c)),
   };
 }
@@ -210,11 +210,7 @@ function fishOption(condition: string, o: CompletionOption): string {
 }
 
 function fishScript(commands: CompletionCommand[]): string {
-  const lines = [
-    '# fish completion for oauthctl. Load it with:',
-    '#   oauthctl completion fish > ~/.config/fish/completions/oauthctl.fish',
-    'complete -c oauthctl -f',
-  ];
+  const lines = ['# fish completion for oauthctl. Load it with:', '#   oauthctl completion fish > ~/.config/fish/completions/oauthctl.fish', 'complete -c oauthctl -f'];
   for (const c of commands) lines.push(`complete -c oauthctl -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.description)}`);
   for (const c of commands) {
     const inCommand = `__fish_seen_subcommand_from ${c.name}`;
@@ -242,11 +238,14 @@ export function register(program: Command, io: IO): void {
     .command('completion')
     .description('Print a shell completion script for bash, zsh or fish.')
     .argument('<SHELL>', `the shell: ${SHELLS.join(', ')}`, parseShell)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ eval "$(oauthctl completion bash)"                                    # in ~/.bashrc
   $ eval "$(oauthctl completion zsh)"                                     # in ~/.zshrc, after compinit
-  $ oauthctl completion fish > ~/.config/fish/completions/oauthctl.fish`)
+  $ oauthctl completion fish > ~/.config/fish/completions/oauthctl.fish`,
+    )
     .action(async (shell: Shell, _options: unknown, command: Command) => {
       io.stdout.write(completionScript(shell, await collectCommands(io)));
       setExitCode(command, 0);

@@ -5,7 +5,7 @@ import { decodeJwtUnverified, TIME_CLAIMS } from '../oauth/jwt.js';
 import { describeTimeClaim, type JwtCheck } from '../oauth/jwt-claims.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
-import { colorEnabled, type IO } from './io.js';
+import { colorEnabled, type IO } from '../output/io.js';
 
 export interface DecodeOptions extends CommonOptions {
   verify?: boolean;
@@ -75,11 +75,7 @@ export function decodeToken(token: string, nowMs: number): DecodeResult {
  * (`--issuer`, else the token's own iss claim). The network parts load only with --verify.
  */
 async function verifyDecoded(token: string, result: DecodeResult, options: DecodeOptions, io: IO, nowMs: number): Promise<void> {
-  const [{ createHttpClient }, { discoverMetadata }, { fetchJwks, verifyJwt }] = await Promise.all([
-    import('../client/http.js'),
-    import('../client/endpoints.js'),
-    import('../client/jwt-verify.js'),
-  ]);
+  const [{ createHttpClient }, { discoverMetadata }, { fetchJwks, verifyJwt }] = await Promise.all([import('../client/http.js'), import('../client/endpoints.js'), import('../client/jwt-verify.js')]);
   const renderer = createRenderer(io, options);
   const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
   try {
@@ -131,14 +127,14 @@ function renderDecode(result: DecodeResult, io: IO, options: DecodeOptions): voi
   }
   const v = result.verification;
   if (!v) {
-    out.push(paint.gray('Signature not verified (add --verify to check it against the issuer\'s keys)'));
+    out.push(paint.gray("Signature not verified (add --verify to check it against the issuer's keys)"));
   } else {
     out.push(paint.bold(`Verification: ${v.ok ? paint.green('valid') : paint.red('INVALID')}`));
     for (const check of v.checks) {
       const mark = check.status === 'pass' ? paint.green('✓') : check.status === 'fail' ? paint.red('✗') : paint.gray('-');
       out.push(`  ${mark} ${check.name}: ${check.detail}`);
     }
-    if (v.keys_from === 'iss-claim') out.push(paint.yellow('  note: the keys were found from the token\'s own iss claim; pin the issuer you trust with --issuer'));
+    if (v.keys_from === 'iss-claim') out.push(paint.yellow("  note: the keys were found from the token's own iss claim; pin the issuer you trust with --issuer"));
   }
   io.stdout.write(`${out.join('\n')}\n`);
 }
@@ -150,23 +146,26 @@ function display(value: unknown): string {
 export function register(program: Command, io: IO): void {
   const cmd = program
     .command('decode')
-    .description('Show a JWT\'s header and claims with times in human form; --verify checks its signature and standard claims.')
+    .description("Show a JWT's header and claims with times in human form; --verify checks its signature and standard claims.")
     .argument('<TOKEN>', 'the JWT, or - to read it from stdin')
-    .option('--verify', 'check the signature against the issuer\'s JWKS and the claims exp, nbf, iat, iss (and aud, nonce when given)')
-    .option('--jwks-url <URL>', 'verify with the keys at this URL instead of the issuer\'s jwks_uri', parseHttpUrl('--jwks-url'))
+    .option('--verify', "check the signature against the issuer's JWKS and the claims exp, nbf, iat, iss (and aud, nonce when given)")
+    .option('--jwks-url <URL>', "verify with the keys at this URL instead of the issuer's jwks_uri", parseHttpUrl('--jwks-url'))
     .option('--issuer <URL>', 'the issuer you trust: iss must equal it, and its metadata gives the keys', parseHttpUrl('--issuer'))
     .option('--audience <AUD>', 'aud must hold this value (with --verify)')
-    .option('--nonce <NONCE>', 'an ID token\'s nonce must equal this value (with --verify)')
+    .option('--nonce <NONCE>', "an ID token's nonce must equal this value (with --verify)")
     .option('--insecure', 'do not verify TLS certificates when fetching keys (test servers only)')
     .option('--json', 'print {"header","claims","times"} (and "verification" with --verify)');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 decoded (and verified), 1 verification failed, 2 not a JWT.
 
 Examples:
   $ oauthctl decode eyJhbGciOi...
   $ oauthctl token --profile work | oauthctl decode - --verify --audience https://api.example.com
-  $ oauthctl decode "$ID_TOKEN" --verify --issuer https://id.example.com --json`)
+  $ oauthctl decode "$ID_TOKEN" --verify --issuer https://id.example.com --json`,
+    )
     .action(async (token: string, options: DecodeOptions, command: Command) => {
       setExitCode(command, await runDecode(token, options, io));
     });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface DemoOptions extends CommonOptions {
   /** false with --no-browser */
@@ -19,11 +19,7 @@ const DEMO_SCOPE = 'openid photo offline_access';
  * photo-cli, then calls the protected API with the new access token. Returns the exit code.
  */
 export async function runDemo(options: DemoOptions, io: IO): Promise<number> {
-  const [{ createMockServer }, { runLogin }, { createRenderer }] = await Promise.all([
-    import('../mock/index.js'),
-    import('./login.js'),
-    import('../output/render.js'),
-  ]);
+  const [{ createMockServer }, { runLogin }, { createRenderer }] = await Promise.all([import('../mock/index.js'), import('./login.js'), import('../output/render.js')]);
   const renderer = createRenderer(io, options);
   const mock = await createMockServer();
   try {
@@ -33,7 +29,9 @@ export async function runDemo(options: DemoOptions, io: IO): Promise<number> {
     renderer.info(`public client ${DEMO_CLIENT_ID} (no secret, PKCE required); user ${DEMO_USER.username}, password ${DEMO_USER.password}`);
     renderer.info('the client creates a PKCE code verifier and sends only its S256 challenge; the verifier proves, at the token endpoint, that the code is ours (RFC 7636)');
     if (headless) {
-      renderer.info(options.headless ? 'logging in with the built-in user agent (--headless)' : 'no browser to open here (no BROWSER, DISPLAY or WAYLAND_DISPLAY): logging in with the built-in user agent');
+      renderer.info(
+        options.headless ? 'logging in with the built-in user agent (--headless)' : 'no browser to open here (no BROWSER, DISPLAY or WAYLAND_DISPLAY): logging in with the built-in user agent',
+      );
     } else {
       renderer.info(`log in as ${DEMO_USER.username} / ${DEMO_USER.password} in the browser, then allow the access`);
     }
@@ -76,11 +74,14 @@ export function register(program: Command, io: IO): void {
     .option('--timeout <SECONDS>', 'give up waiting for the redirect after this many seconds (default 300)', parseInteger('--timeout', 1, 86_400))
     .option('--json', 'print the token response as JSON on stdout (the API response goes to stderr)');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl demo
   $ oauthctl demo --no-browser
-  $ oauthctl demo --headless --verbose`)
+  $ oauthctl demo --headless --verbose`,
+    )
     .action(async (options: DemoOptions, command: Command) => {
       setExitCode(command, await runDemo(options, io));
     });

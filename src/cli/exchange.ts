@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
-import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
-import type { IO } from './io.js';
+import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
+import type { IO } from '../output/io.js';
 import type { SavedFlow } from './split-flow.js';
 
 export interface ExchangeOptions extends FlowOptionsInput, CommonOptions {
@@ -34,7 +35,9 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
     const [{ requestToken }, { narrateTokenResponse, printTokenResponse }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
     renderer.step('Token request');
-    renderer.info(`POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`);
+    renderer.info(
+      `POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`,
+    );
     const tokens = await requestToken(http, config, {
       grant_type: 'authorization_code',
       code,
@@ -61,7 +64,9 @@ export function register(program: Command, io: IO): void {
     .option('--redirect-url <URL>', 'with --from: the URL the browser was redirected to after the login');
   addFlowOptions(cmd).option('--json', 'print the token response exactly as received');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 The redirect URI and code verifier must be the ones the authorization request used.
 
 Examples:
@@ -69,7 +74,8 @@ Examples:
       --client-secret photo-web-secret --redirect-uri http://127.0.0.1:8765/callback
   $ oauthctl exchange --code "$CODE" --issuer https://id.example.com --client-id cli --code-verifier "$VERIFIER" --json
   $ oauthctl url --issuer https://id.example.com --client-id cli --pkce --save flow.json      # then, anywhere:
-  $ oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1/callback?code=...&state=...'`)
+  $ oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1/callback?code=...&state=...'`,
+    )
     .action(async (options: ExchangeOptions, command: Command) => {
       setExitCode(command, await runExchange(options, io));
     });

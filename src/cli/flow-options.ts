@@ -1,16 +1,12 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { AUTHORIZATION_REQUEST_PARAMS } from '../oauth/authorization-request.js';
-import { pkceAdvice, supportedAuthMethods } from '../oauth/discovery.js';
 import { calculateCodeChallenge, codeVerifierProblem, generateCodeVerifier, type CodeChallengeMethod } from '../oauth/pkce.js';
 import { generateState, randomToken } from '../oauth/random.js';
 import { isValidScopeToken, parseScope } from '../oauth/scope.js';
 import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from '../oauth/token-request.js';
-import type { Renderer } from '../output/render.js';
 import type { FlowConfig, PkceParams } from '../client/flow-config.js';
-import type { HttpClient } from '../client/http.js';
-import { collect, parseHttpUrl, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import { collect, parseHttpUrl } from './command.js';
 
 export type { FlowConfig, PkceParams } from '../client/flow-config.js';
 
@@ -128,55 +124,6 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   return out;
 }
 
-export interface ResolveContext {
-  http: HttpClient;
-  renderer: Renderer;
-  /** Which endpoints the command needs; default both. */
-  needs?: 'authorization' | 'token' | 'both';
-}
-
-/**
- * Raw options -> FlowConfig: parseFlowOptions, then (only with --issuer and a missing endpoint) the
- * network step, discovery, whose advice on PKCE and auth methods goes to stderr.
- */
-export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: ResolveContext): Promise<FlowConfig> {
-  // A profile fills in what the flags left out; then, on a terminal only, the user is asked for what is still missing.
-  const [{ applyProfile }, { promptForMissingOptions }] = await Promise.all([import('./flow-profile.js'), import('../client/prompt.js')]);
-  const raw = await promptForMissingOptions(await applyProfile(given, io, ctx.renderer), io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
-  const parsed = parseFlowOptions(raw, io.env);
-  const { discover, ...settings } = parsed;
-  const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
-  if (discover && parsed.issuer !== undefined) {
-    const { discoverMetadata } = await import('../client/endpoints.js');
-    ctx.renderer.step('Discovery');
-    const found = await discoverMetadata(ctx.http, parsed.issuer);
-    ctx.renderer.info(`${found.url} (${found.kind === 'oauth-authorization-server' ? 'RFC 8414' : 'OpenID Connect'})`);
-    const m = found.metadata;
-    config.metadata = m;
-    config.authorizationEndpoint = settings.authorizationEndpoint ?? m.authorization_endpoint ?? '';
-    config.tokenEndpoint = settings.tokenEndpoint ?? m.token_endpoint ?? '';
-    ctx.renderer.info(`authorization_endpoint: ${config.authorizationEndpoint || '(none)'}`);
-    ctx.renderer.info(`token_endpoint: ${config.tokenEndpoint || '(none)'}`);
-    for (const advice of pkceAdvice(m, config.pkce?.codeChallengeMethod)) {
-      if (advice.level === 'warn') ctx.renderer.warn(advice.text);
-      else ctx.renderer.info(advice.text);
-    }
-    const methods = supportedAuthMethods(m);
-    if (!methods.includes(config.authMethod)) {
-      ctx.renderer.warn(`the server does not list ${config.authMethod} in token_endpoint_auth_methods_supported (${methods.join(', ')}): try --auth-method`);
-    }
-    if (m.authorization_response_iss_parameter_supported) ctx.renderer.info('the server sends iss in the redirect (RFC 9207); it will be checked');
-  }
-  const needs = ctx.needs ?? 'both';
-  if (needs !== 'token' && config.authorizationEndpoint === '') {
-    throw new UsageError('no authorization endpoint known', 'give --authorization-endpoint, --auth-url or --issuer');
-  }
-  if (needs !== 'authorization' && config.tokenEndpoint === '') {
-    throw new UsageError('no token endpoint known', 'give --token-endpoint, --auth-url or --issuer');
-  }
-  return config;
-}
-
 /** RFC 6749 section 3.1.2: an absolute URI without a fragment. Custom schemes are allowed (RFC 8252 section 7.1). */
 function checkRedirectUri(value: string): string {
   let url: URL;
@@ -237,12 +184,4 @@ function parseParams(params: readonly string[]): Record<string, string> {
     out[name] = p.slice(eq + 1);
   }
   return out;
-}
-
-/** The renderer and HTTP client a flow command runs with, from its common options. */
-export async function createFlowRuntime(options: CommonOptions & { insecure?: boolean | undefined }, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
-  const [{ createRenderer }, { createHttpClient }] = await Promise.all([import('../output/render.js'), import('../client/http.js')]);
-  const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
-  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env });
-  return { renderer, http };
 }

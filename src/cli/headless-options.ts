@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { UserAgent } from '../client/user-agent.js';
-import type { ConsentDecision } from '../client/headless/forms.js';
+import type { ConsentDecision } from '../agent/headless/forms.js';
 
 export const USERNAME_ENV = 'OAUTHCTL_USERNAME';
 export const PASSWORD_ENV = 'OAUTHCTL_PASSWORD';
@@ -52,7 +52,7 @@ export function addHeadlessOptions(cmd: Command, env: NodeJS.ProcessEnv): Comman
     const raw = action.opts<HeadlessOptionsInput>();
     if (!wantsHeadless(raw)) return;
     const settings = resolveHeadlessOptions(raw, env);
-    if (settings.browserDriver) await (await import('../client/browser-driver.js')).checkBrowserDriver(settings.browserPath, env);
+    if (settings.browserDriver) await (await import('../agent/browser-driver.js')).checkBrowserDriver(settings.browserPath, env);
   });
 }
 
@@ -97,9 +97,9 @@ export function wantsHeadless(raw: HeadlessOptionsInput): boolean {
 export async function headlessUserAgentFor(raw: HeadlessOptionsInput, env: NodeJS.ProcessEnv): Promise<UserAgent> {
   const settings = resolveHeadlessOptions(raw, env);
   if (settings.browserDriver === 'chromium') {
-    const { createBrowserUserAgent } = await import('../client/browser-driver.js');
+    const { createBrowserUserAgent } = await import('../agent/browser-driver.js');
     return createBrowserUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, browserPath: settings.browserPath });
   }
-  const { createHeadlessUserAgent } = await import('../client/headless/agent.js');
+  const { createHeadlessUserAgent } = await import('../agent/headless/agent.js');
   return createHeadlessUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, httpOptions: { insecure: settings.insecure } });
 }

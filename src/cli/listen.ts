@@ -5,7 +5,7 @@ import { decodeJwtUnverified, describeClaims } from '../oauth/jwt.js';
 import { explainOAuthError } from '../oauth/errors.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface ListenOptions extends CommonOptions {
   port?: number;
@@ -23,11 +23,11 @@ const PARAMETER_MEANINGS: Readonly<Record<string, string>> = {
   state: 'echo of the state the client sent: the client must compare it with its own before using anything else (CSRF, RFC 6749 section 10.12)',
   iss: 'the issuer that sent this response (RFC 9207): the client must compare it with the server it started with',
   error: 'the authorization failed (RFC 6749 section 4.1.2.1)',
-  error_description: 'the server\'s explanation, for developers',
+  error_description: "the server's explanation, for developers",
   error_uri: 'a page about the error',
   access_token: 'an access token in the redirect: the implicit flow, which RFC 9700 section 2.1.2 says not to use; prefer the code flow with PKCE',
-  token_type: 'the access token\'s type (implicit flow)',
-  expires_in: 'the access token\'s lifetime in seconds (implicit flow)',
+  token_type: "the access token's type (implicit flow)",
+  expires_in: "the access token's lifetime in seconds (implicit flow)",
   scope: 'the scope granted, when it differs from the one asked for',
   id_token: 'an OpenID Connect ID token (claims below; not verified here, use `oauthctl decode --verify`)',
   session_state: 'OpenID Connect session management state',
@@ -35,7 +35,7 @@ const PARAMETER_MEANINGS: Readonly<Record<string, string>> = {
 
 const VIA: Readonly<Record<RedirectCapture['via'], string>> = {
   query: 'in the query string (response_mode=query, the default of the code flow)',
-  fragment: 'in the URL fragment (response_mode=fragment), posted back by the listener\'s page',
+  fragment: "in the URL fragment (response_mode=fragment), posted back by the listener's page",
   form_post: 'in a form POST body (response_mode=form_post)',
 };
 
@@ -50,7 +50,10 @@ export async function runListen(options: ListenOptions, io: IO): Promise<number>
   const renderer = createRenderer(io, options);
   const seconds = options.timeout ?? DEFAULT_LISTEN_TIMEOUT_SECONDS;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new FlowError(`nothing arrived at ${listener.redirectUri} within ${seconds} s`, 'raise --timeout, and check the redirect URI registered at the server')), seconds * 1000);
+  const timer = setTimeout(
+    () => controller.abort(new FlowError(`nothing arrived at ${listener.redirectUri} within ${seconds} s`, 'raise --timeout, and check the redirect URI registered at the server')),
+    seconds * 1000,
+  );
   try {
     renderer.step(`Listening on ${listener.redirectUri}`);
     renderer.info('Use it as the redirect URI; the first request to it is shown here, and nothing is exchanged (Ctrl-C to stop).');
@@ -110,11 +113,14 @@ export function register(program: Command, io: IO): void {
     .option('--timeout <SECONDS>', `give up after this many seconds (default ${DEFAULT_LISTEN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
     .option('--json', 'print the capture: {"via","params","url","method"}');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl listen --port 8765
   $ oauthctl listen --port 8765 --path /oauth/callback --json
-Then send the authorization server's redirect to http://127.0.0.1:8765/callback.`)
+Then send the authorization server's redirect to http://127.0.0.1:8765/callback.`,
+    )
     .action(async (options: ListenOptions, command: Command) => {
       setExitCode(command, await runListen(options, io));
     });

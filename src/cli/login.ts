@@ -6,8 +6,9 @@ import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
 import type { Renderer } from '../output/render.js';
 import { addCommonOptions, parseInteger, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
-import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
-import type { IO } from './io.js';
+import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
+import type { IO } from '../output/io.js';
 import { addHeadlessOptions, headlessUserAgentFor, wantsHeadless, type HeadlessOptionsInput } from './headless-options.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -36,7 +37,7 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
   try {
     if (options.manual && wantsHeadless(options)) throw new UsageError('--manual and --headless cannot be used together', 'give one of them');
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
-    const manual = options.manual ? await import('../client/paste-redirect.js') : undefined;
+    const manual = options.manual ? await import('../agent/paste-redirect.js') : undefined;
     const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), deps.userAgent ?? manual?.manualUserAgent ?? chooseUserAgent(options, io)]);
     const receiveRedirect = deps.receiveRedirect ?? manual?.pastedRedirectReceiver(io);
     const result = await runAuthorizationCodeFlow({
@@ -64,8 +65,8 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
 /** The system browser, with --no-browser the URL printed on stderr, with --headless the built-in agent. */
 export async function chooseUserAgent(options: LoginOptions, io: IO): Promise<UserAgent> {
   if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env);
-  if (options.browser === false) return (await import('../client/user-agent.js')).printUrlUserAgent;
-  return (await import('../client/browser.js')).systemBrowserUserAgent;
+  if (options.browser === false) return (await import('../agent/print-url.js')).printUrlUserAgent;
+  return (await import('../agent/browser.js')).systemBrowserUserAgent;
 }
 
 /**
@@ -91,9 +92,7 @@ async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('login')
-    .description('Run the whole authorization-code flow: loopback listener, browser, state check, code exchange.');
+  const cmd = program.command('login').description('Run the whole authorization-code flow: loopback listener, browser, state check, code exchange.');
   addFlowOptions(cmd)
     .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
     .option('--timeout <SECONDS>', `give up waiting for the redirect after this many seconds (default ${DEFAULT_LOGIN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
@@ -103,13 +102,16 @@ export function register(program: Command, io: IO): void {
     .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`');
   addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
   $ oauthctl login --issuer https://id.example.com --client-id web --client-secret s3cret --scope "openid profile"
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --no-browser --json
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
-  $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`)
+  $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`,
+    )
     .action(async (options: LoginOptions, command: Command) => {
       setExitCode(command, await runLogin(options, io));
     });

@@ -5,11 +5,11 @@ import { buildRevocationRequest, type TokenTypeHint } from '../oauth/revocation.
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
-import type { CachedTokens } from '../client/token-cache.js';
+import type { CachedTokens } from '../store/token-cache.js';
 import { printJson, type Renderer } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface LogoutOptions extends CachedLoginSelector, CommonOptions {
   revoke?: boolean;
@@ -33,7 +33,7 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
     import('../output/render.js'),
     import('../client/http.js'),
     import('../client/cached-login.js'),
-    import('../client/token-cache.js'),
+    import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
   const found = await findCachedLogin(options, io.env);
@@ -54,7 +54,10 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
         result.revocation_endpoint = endpoint;
         const client = { clientId: entry.client_id, authMethod: entry.auth_method as ClientAuthMethod, clientSecret: await clientSecretFor(entry, options, io) };
         renderer.step('Token revocation');
-        const tokens: [TokenTypeHint, string | undefined][] = [['refresh_token', entry.refresh_token], ['access_token', entry.access_token]];
+        const tokens: [TokenTypeHint, string | undefined][] = [
+          ['refresh_token', entry.refresh_token],
+          ['access_token', entry.access_token],
+        ];
         for (const [hint, token] of tokens) {
           if (token === undefined) continue;
           await revoke(http, endpoint, client, token, hint);
@@ -76,7 +79,7 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
 async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions, io: IO, http: HttpClient, renderer: Renderer): Promise<string | undefined> {
   if (entry.revocation_endpoint !== undefined) return entry.revocation_endpoint;
   if (entry.profile !== undefined) {
-    const { loadSelectedProfile } = await import('../client/config-store.js');
+    const { loadSelectedProfile } = await import('../store/config-store.js');
     const selection = await loadSelectedProfile({ profile: entry.profile, config: options.config }, io.env).catch(() => undefined);
     if (selection?.profile.revocation_endpoint !== undefined) return selection.profile.revocation_endpoint;
   }
@@ -97,7 +100,7 @@ async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: 
   const fromFlags = options.clientSecret ?? (io.env.OAUTHCTL_CLIENT_SECRET || undefined);
   if (fromFlags !== undefined) return fromFlags;
   if (entry.profile !== undefined) {
-    const { loadSelectedProfile, profileClientSecret } = await import('../client/config-store.js');
+    const { loadSelectedProfile, profileClientSecret } = await import('../store/config-store.js');
     const selection = await loadSelectedProfile({ profile: entry.profile, config: options.config }, io.env).catch(() => undefined);
     const secret = selection ? profileClientSecret(selection.name, selection.profile, io.env) : undefined;
     if (secret !== undefined) return secret;
@@ -105,7 +108,13 @@ async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: 
   throw new UsageError(`revoking needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET, or --no-revoke to only forget the tokens');
 }
 
-async function revoke(http: HttpClient, endpoint: string, client: { clientId: string; authMethod: ClientAuthMethod; clientSecret: string | undefined }, token: string, hint: TokenTypeHint): Promise<void> {
+async function revoke(
+  http: HttpClient,
+  endpoint: string,
+  client: { clientId: string; authMethod: ClientAuthMethod; clientSecret: string | undefined },
+  token: string,
+  hint: TokenTypeHint,
+): Promise<void> {
   const req = buildRevocationRequest(endpoint, client, token, hint);
   const res = await http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
   // RFC 7009 section 2.2: 200 whether or not the token was valid.
@@ -122,9 +131,7 @@ async function revoke(http: HttpClient, endpoint: string, client: { clientId: st
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('logout')
-    .description('Revoke the cached tokens at the server (RFC 7009, when it offers revocation) and forget them.');
+  const cmd = program.command('logout').description('Revoke the cached tokens at the server (RFC 7009, when it offers revocation) and forget them.');
   addCachedLoginOptions(cmd)
     .option('--client-secret <S>', 'client secret a confidential client revokes with (also OAUTHCTL_CLIENT_SECRET, or the profile)')
     .option('--revocation-endpoint <URL>', 'revoke here instead of the endpoint from discovery', parseHttpUrl('--revocation-endpoint'))
@@ -132,10 +139,13 @@ export function register(program: Command, io: IO): void {
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
     .option('--json', 'print {"forgotten","revocation_endpoint","revoked"}');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl logout --profile work
-  $ oauthctl logout --profile work --no-revoke`)
+  $ oauthctl logout --profile work --no-revoke`,
+    )
     .action(async (options: LogoutOptions, command: Command) => {
       setExitCode(command, await runLogout(options, io));
     });

@@ -1,7 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from '../errors.js';
-import { processIO, type IO } from './io.js';
-import { COMMANDS } from './commands.js';
+import { processIO, type IO } from '../output/io.js';
+import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
+
+/** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
+const COMMANDS: Record<string, Entry> = {
+  ...WITHOUT_COMPLETION,
+  completion: { summary: COMPLETION_SUMMARY, load: () => import('./completion.js') },
+};
 
 const VERSION = '0.1.0';
 
@@ -21,14 +27,17 @@ export async function buildProgram(argv: readonly string[], io: IO): Promise<Com
       // Errors are printed once, by run(), as one line with a hint.
       outputError: () => undefined,
     })
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl demo                                   run the whole flow against the built-in mock
   $ oauthctl login --issuer https://id.example.com --client-id cli --pkce --scope openid
   $ oauthctl pkce --json
   $ oauthctl serve-mock --port 9000
 
-Run 'oauthctl <command> --help' for a command's options and examples.`);
+Run 'oauthctl <command> --help' for a command's options and examples.`,
+    );
 
   const wanted = commandNameFrom(argv);
   for (const [name, entry] of Object.entries(COMMANDS)) {

@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import {
-  calculateCodeChallenge,
-  codeVerifierProblem,
-  generateCodeVerifier,
-  DEFAULT_CODE_VERIFIER_LENGTH,
-  type CodeChallengeMethod,
-} from '../oauth/pkce.js';
+import { calculateCodeChallenge, codeVerifierProblem, generateCodeVerifier, DEFAULT_CODE_VERIFIER_LENGTH, type CodeChallengeMethod } from '../oauth/pkce.js';
 import { setExitCode, parseInteger } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface PkceOptions {
   verifier?: string;
@@ -45,9 +39,7 @@ export function renderPkce(result: PkceResult, options: PkceOptions, io: IO): vo
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  io.stdout.write(
-    `code_verifier=${result.code_verifier}\ncode_challenge=${result.code_challenge}\ncode_challenge_method=${result.code_challenge_method}\n`,
-  );
+  io.stdout.write(`code_verifier=${result.code_verifier}\ncode_challenge=${result.code_challenge}\ncode_challenge_method=${result.code_challenge_method}\n`);
 }
 
 function parseMethod(value: string): CodeChallengeMethod {
@@ -65,11 +57,14 @@ export function register(program: Command, io: IO): void {
     .option('--length <N>', `length of a fresh verifier, 43 to 128 (default ${DEFAULT_CODE_VERIFIER_LENGTH})`, parseInteger('--length', 0, 100000))
     .option('--method <M>', 'code challenge method: S256 (default) or plain', parseMethod)
     .option('--json', 'print {"code_verifier","code_challenge","code_challenge_method"}')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl pkce
   $ oauthctl pkce --json --length 128
-  $ oauthctl pkce --verifier dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk`)
+  $ oauthctl pkce --verifier dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk`,
+    )
     .action((options: PkceOptions, cmd: Command) => {
       if (options.length !== undefined) {
         const problem = options.length < 43 || options.length > 128;

@@ -1,19 +1,11 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import {
-  loadConfig,
-  profileNameProblem,
-  profileProblem,
-  SECRET_PROFILE_FIELDS,
-  updateConfig,
-  type Profile,
-  type ProfileFlowOptions,
-} from '../client/config-store.js';
-import { configFilePath } from '../client/paths.js';
+import { loadConfig, profileNameProblem, profileProblem, SECRET_PROFILE_FIELDS, updateConfig, type Profile, type ProfileFlowOptions } from '../store/config-store.js';
+import { configFilePath } from '../store/paths.js';
 import { redact } from '../output/redact.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 interface FileOptions extends CommonOptions {
   config?: string;
@@ -169,13 +161,16 @@ export function register(program: Command, io: IO): void {
   const profile = program
     .command('profile')
     .description('Manage named profiles of flow options in the config file (use them with --profile NAME or OAUTHCTL_PROFILE).')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl profile add mock --issuer http://127.0.0.1:9000 --client-id photo-cli --pkce --scope "openid photo offline_access"
   $ oauthctl profile add work --issuer https://id.example.com --client-id web --client-secret-env WORK_SECRET
   $ oauthctl profile list
   $ oauthctl profile show work
-  $ oauthctl login --profile mock`);
+  $ oauthctl login --profile mock`,
+    );
 
   addCommonOptions(
     profile
@@ -202,7 +197,7 @@ Examples:
       .argument('<NAME>', 'profile name: letters, digits, . _ -', checkName)
       .option('--config <FILE>', CONFIG_HELP)
       .option('--auth-url <URL>', 'authorization server base: {auth_url}/authorize and {auth_url}/token', parseHttpUrl('--auth-url'))
-      .option('--issuer <URL>', 'discover the endpoints from the issuer\'s metadata', parseHttpUrl('--issuer'))
+      .option('--issuer <URL>', "discover the endpoints from the issuer's metadata", parseHttpUrl('--issuer'))
       .option('--authorization-endpoint <URL>', 'the authorization endpoint', parseHttpUrl('--authorization-endpoint'))
       .option('--token-endpoint <URL>', 'the token endpoint', parseHttpUrl('--token-endpoint'))
       .option('--revocation-endpoint <URL>', 'the revocation endpoint (RFC 7009), when discovery does not give one', parseHttpUrl('--revocation-endpoint'))
@@ -218,12 +213,7 @@ Examples:
       .option('--force', 'replace a profile of the same name'),
   ).action(async (name: string, options: ProfileAddOptions, cmd: Command) => setExitCode(cmd, await runProfileAdd(name, options, io)));
 
-  addCommonOptions(
-    profile
-      .command('remove')
-      .alias('rm')
-      .description('remove a profile')
-      .argument('<NAME>', 'profile name', checkName)
-      .option('--config <FILE>', CONFIG_HELP),
-  ).action(async (name: string, options: FileOptions, cmd: Command) => setExitCode(cmd, await runProfileRemove(name, options, io)));
+  addCommonOptions(profile.command('remove').alias('rm').description('remove a profile').argument('<NAME>', 'profile name', checkName).option('--config <FILE>', CONFIG_HELP)).action(
+    async (name: string, options: FileOptions, cmd: Command) => setExitCode(cmd, await runProfileRemove(name, options, io)),
+  );
 }

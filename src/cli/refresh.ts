@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { formatScope } from '../oauth/scope.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
-import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
-import type { IO } from './io.js';
+import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
+import type { IO } from '../output/io.js';
 
 export interface RefreshOptions extends FlowOptionsInput, CommonOptions {
   refreshToken: string;
@@ -29,16 +30,16 @@ export async function runRefresh(options: RefreshOptions, io: IO): Promise<numbe
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('refresh')
-    .description('Use a refresh token to get new tokens (one token request).')
-    .requiredOption('--refresh-token <R>', 'the refresh token');
+  const cmd = program.command('refresh').description('Use a refresh token to get new tokens (one token request).').requiredOption('--refresh-token <R>', 'the refresh token');
   addFlowOptions(cmd).option('--json', 'print the token response exactly as received');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl refresh --refresh-token "$RT" --auth-url http://127.0.0.1:9000 --client-id photo-cli
-  $ oauthctl refresh --refresh-token "$RT" --issuer https://id.example.com --client-id web --client-secret s3cret --scope photo --json`)
+  $ oauthctl refresh --refresh-token "$RT" --issuer https://id.example.com --client-id web --client-secret s3cret --scope photo --json`,
+    )
     .action(async (options: RefreshOptions, command: Command) => {
       setExitCode(command, await runRefresh(options, io));
     });

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { ACCESS_TOKEN_FORMATS, createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type AccessTokenFormat, type MockConfigInput, type MockServer } from '../mock/index.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface ServeMockOptions {
   host?: string;
@@ -113,7 +113,9 @@ export function register(program: Command, io: IO): void {
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl serve-mock --port 9000
   $ oauthctl serve-mock --port 0 --json --auto-login alice
@@ -122,7 +124,8 @@ Examples:
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
 public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,
-http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM.`)
+http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM.`,
+    )
     .action(async (options: ServeMockOptions, command: Command) => {
       const controller = new AbortController();
       const onSignal = () => controller.abort();

@@ -1,7 +1,7 @@
 import { FlowError, UsageError } from '../errors.js';
-import { readFileIfExists, writeFileAtomic } from '../client/atomic-file.js';
+import { readFileIfExists, writeFileAtomic } from '../store/atomic-file.js';
 import type { FlowConfig } from '../client/flow-config.js';
-import { captureFromPastedUrl } from '../client/paste-redirect.js';
+import { captureFromPastedUrl } from '../agent/paste-redirect.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import type { FlowOptionsInput } from './flow-options.js';
@@ -89,7 +89,12 @@ export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code
       throw new FlowError(`the authorization server answered ${err.message}`, explainOAuthError(err.error) ?? 'see the authorization server for details');
     }
     if (err instanceof AuthorizationResponseError) {
-      throw new FlowError(err.message, err.code.startsWith('state') ? 'no token request was sent: this redirect does not belong to the saved request (CSRF, RFC 6749 section 10.12)' : 'no token request was sent (RFC 9207 mix-up protection)');
+      throw new FlowError(
+        err.message,
+        err.code.startsWith('state')
+          ? 'no token request was sent: this redirect does not belong to the saved request (CSRF, RFC 6749 section 10.12)'
+          : 'no token request was sent (RFC 9207 mix-up protection)',
+      );
     }
     throw err;
   }

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { findCachedLogin, type CachedLoginSelector } from '../client/cached-login.js';
-import { describeKey, openTokenCache, tokenState, type CachedTokens, type TokenCacheKey } from '../client/token-cache.js';
+import { describeKey, openTokenCache, tokenState, type CachedTokens, type TokenCacheKey } from '../store/token-cache.js';
 import { formatRelative } from '../oauth/jwt.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface StatusOptions extends CachedLoginSelector, CommonOptions {
   json?: boolean;
@@ -63,7 +63,12 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
     return;
   }
   const where = result.issuer ?? result.token_endpoint ?? '';
-  const expiry = result.expires_in === undefined ? 'the server gave no expiry' : result.status === 'valid' ? `expires ${formatRelative(result.expires_in * 1000)}` : `expired ${formatRelative(result.expires_in * 1000)}`;
+  const expiry =
+    result.expires_in === undefined
+      ? 'the server gave no expiry'
+      : result.status === 'valid'
+        ? `expires ${formatRelative(result.expires_in * 1000)}`
+        : `expired ${formatRelative(result.expires_in * 1000)}`;
   const head = result.status === 'valid' ? r.paint.green('Logged in') : r.paint.yellow('Login expired');
   const lines = [`${head}: ${who.includes(where) ? who : `${who} at ${where}`}`, `  access token: ${result.status}, ${expiry}`];
   if (result.scope) lines.push(`  scope: ${result.scope}`);
@@ -75,16 +80,17 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('status')
-    .description('Tell whether a valid token is cached (exit 0) or a login is needed (exit 1), in words on stderr or as JSON.');
+  const cmd = program.command('status').description('Tell whether a valid token is cached (exit 0) or a login is needed (exit 1), in words on stderr or as JSON.');
   addCachedLoginOptions(cmd).option('--json', 'print {"status": "valid"|"expired"|"absent", "expires_at", "expires_in", "scope", ...}');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl status --profile work
   $ oauthctl status --profile work || oauthctl login --profile work
-  $ oauthctl status --json`)
+  $ oauthctl status --json`,
+    )
     .action(async (options: StatusOptions, command: Command) => {
       setExitCode(command, await runStatus(options, io));
     });

@@ -3,7 +3,7 @@ import type { CachedLoginSelector } from '../client/cached-login.js';
 import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 export interface TokenOptions extends CachedLoginSelector, CommonOptions {
   json?: boolean;
@@ -16,7 +16,7 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
     import('../output/render.js'),
     import('../client/http.js'),
     import('../client/cached-login.js'),
-    import('../client/token-cache.js'),
+    import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
   const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
@@ -44,21 +44,22 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
 }
 
 export function register(program: Command, io: IO): void {
-  const cmd = program
-    .command('token')
-    .description('Print a valid access token from the cache, refreshing it first when it has expired.');
+  const cmd = program.command('token').description('Print a valid access token from the cache, refreshing it first when it has expired.');
   addCachedLoginOptions(cmd)
     .option('--client-secret <S>', 'client secret for the refresh of a confidential client (also OAUTHCTL_CLIENT_SECRET, or the profile)')
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
     .option('--json', 'print {"access_token","token_type","expires_at","expires_in","scope","refreshed"}');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit 1 when no login is cached or the token cannot be refreshed (log in again).
 
 Examples:
   $ oauthctl token --profile work
   $ curl -H "Authorization: Bearer $(oauthctl token --profile work)" https://api.example.com/me
-  $ OAUTHCTL_PROFILE=mock oauthctl token | oauthctl decode -`)
+  $ OAUTHCTL_PROFILE=mock oauthctl token | oauthctl decode -`,
+    )
     .action(async (options: TokenOptions, command: Command) => {
       setExitCode(command, await runToken(options, io));
     });

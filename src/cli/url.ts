@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { authorizationUrlOf } from '../client/flow-config.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
-import { addFlowOptions, createFlowRuntime, resolveFlowConfig, type FlowOptionsInput } from './flow-options.js';
-import type { IO } from './io.js';
+import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
+import type { IO } from '../output/io.js';
 
 export interface UrlOptions extends FlowOptionsInput, CommonOptions {
   json?: boolean;
@@ -48,10 +49,13 @@ export function register(program: Command, io: IO): void {
     .option('--json', 'print {"url","state"} plus "code_verifier" with PKCE')
     .option('--save <FILE>', 'keep state, code verifier, redirect URI, endpoints and client id in FILE (0600) for `exchange --from FILE`');
   addCommonOptions(cmd)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ oauthctl url --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
-  $ oauthctl url --issuer https://id.example.com --client-id web --scope "openid email" --param prompt=consent --json`)
+  $ oauthctl url --issuer https://id.example.com --client-id web --scope "openid email" --param prompt=consent --json`,
+    )
     .action(async (options: UrlOptions, command: Command) => {
       setExitCode(command, await runUrl(options, io));
     });

@@ -1,8 +1,8 @@
 import { FlowError, UsageError } from '../errors.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
-import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from './config-store.js';
+import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from '../store/config-store.js';
 import type { HttpClient } from './http.js';
-import type { Env } from './paths.js';
+import type { Env } from '../store/paths.js';
 import {
   getValidAccessToken,
   listCachedTokens,
@@ -14,7 +14,7 @@ import {
   type TokenCache,
   type TokenCacheKey,
   type ValidToken,
-} from './token-cache.js';
+} from '../store/token-cache.js';
 import { requestToken } from './token.js';
 
 /**
@@ -63,7 +63,9 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
   const all = await listCachedTokens(cache);
   if (all.length === 0) return { key: {}, entry: undefined, cache };
   if (all.length > 1) {
-    const names = all.map(({ entry }) => (entry.profile !== undefined ? `--profile ${entry.profile}` : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`));
+    const names = all.map(({ entry }) =>
+      entry.profile !== undefined ? `--profile ${entry.profile}` : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`,
+    );
     throw new UsageError(`${all.length} logins are cached; say which one`, names.join(' | '));
   }
   const only = all[0]!.entry;
@@ -88,10 +90,14 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
         throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
       }
     }
-    return requestToken(http, { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod }, {
-      grant_type: 'refresh_token',
-      refresh_token: entry.refresh_token,
-    });
+    return requestToken(
+      http,
+      { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod },
+      {
+        grant_type: 'refresh_token',
+        refresh_token: entry.refresh_token,
+      },
+    );
   };
 }
 
@@ -117,11 +123,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
  * After a protected resource answered 401 to `rejectedAccessToken`: refresh once and return the new
  * token (or the one another run already put in its place).
  */
-export async function refreshAfterUnauthorized(
-  selector: CachedLoginSelector,
-  rejectedAccessToken: string,
-  ctx: CachedTokenContext,
-): Promise<ValidToken & { key: TokenCacheKey }> {
+export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
   const result = await refreshCached(found.cache, found.key, rejectedAccessToken, { refresh: createRefresher(ctx.http, selector, ctx.env) });

@@ -2,14 +2,14 @@ import { CliError, FlowError } from '../errors.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import type { TokenResponse } from '../oauth/token-request.js';
-import type { IO } from '../cli/io.js';
+import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
 import { narrateTokenResponse } from '../output/tokens.js';
 import { authorizationUrlOf, type FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
-import { startSpinner } from './spinner.js';
+import { startSpinner } from '../output/spinner.js';
 import { requestToken } from './token.js';
 import type { UserAgent } from './user-agent.js';
 
@@ -91,14 +91,12 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
       reject(new FlowError(`timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}`, 'finish the login in the browser sooner, or raise --timeout'));
     }, timeoutMs);
   });
-  const agentFailed = options
-    .userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer })
-    .then(
-      () => new Promise<never>(() => undefined),
-      (err: unknown) => {
-        throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
-      },
-    );
+  const agentFailed = options.userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer }).then(
+    () => new Promise<never>(() => undefined),
+    (err: unknown) => {
+      throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
   const spinner = startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatLeft(deadline - Date.now())} left, Ctrl-C to stop)`);
   try {
     return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, timeout]);
@@ -123,7 +121,10 @@ function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
       throw new FlowError(`the authorization server answered ${err.message}`, meaning ?? 'see the authorization server for details');
     }
     if (err instanceof AuthorizationResponseError) {
-      const hint = err.code === 'state_mismatch' || err.code === 'state_missing' ? 'no token request was sent; the redirect may be forged or stale (CSRF, RFC 6749 section 10.12): start again' : 'no token request was sent (RFC 9207 mix-up protection)';
+      const hint =
+        err.code === 'state_mismatch' || err.code === 'state_missing'
+          ? 'no token request was sent; the redirect may be forged or stale (CSRF, RFC 6749 section 10.12): start again'
+          : 'no token request was sent (RFC 9207 mix-up protection)';
       throw new FlowError(err.message, hint);
     }
     throw err;

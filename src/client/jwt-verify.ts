@@ -49,7 +49,11 @@ export async function checkSignature(token: string, jwks: JSONWebKeySet, jwksUri
       return { name: 'signature', status: 'fail', detail: `several keys${from} match and the token names no kid` };
     }
     if (err instanceof errors.JWSSignatureVerificationFailed) {
-      return { name: 'signature', status: 'fail', detail: `the ${alg} signature does not match the key${header.kid ? ` kid ${header.kid}` : ''}${from}: the token was changed or signed by someone else` };
+      return {
+        name: 'signature',
+        status: 'fail',
+        detail: `the ${alg} signature does not match the key${header.kid ? ` kid ${header.kid}` : ''}${from}: the token was changed or signed by someone else`,
+      };
     }
     return { name: 'signature', status: 'fail', detail: `cannot verify: ${(err as Error).message}` };
   }

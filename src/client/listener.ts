@@ -132,7 +132,11 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   }
 
   function finish(res: ServerResponse, capture: RedirectCapture): void {
-    const outcome: RedirectOutcome = capture.params.error ? { ok: false, error: capture.params.error, description: capture.params.error_description } : capture.params.code ? { ok: true } : { ok: false, error: 'no code in the redirect' };
+    const outcome: RedirectOutcome = capture.params.error
+      ? { ok: false, error: capture.params.error, description: capture.params.error_description }
+      : capture.params.code
+        ? { ok: true }
+        : { ok: false, error: 'no code in the redirect' };
     res.once('finish', () => deliver(capture));
     sendHtml(res, 200, redirectPage(outcome), undefined, true);
   }

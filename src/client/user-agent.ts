@@ -1,4 +1,4 @@
-import type { IO } from '../cli/io.js';
+import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
 
 /**
@@ -16,8 +16,3 @@ export interface UserAgentContext {
 }
 
 export type UserAgent = (ctx: UserAgentContext) => Promise<void>;
-
-/** --no-browser: print the URL on stderr for the user to open, then wait for the redirect. */
-export const printUrlUserAgent: UserAgent = async ({ authorizationUrl, io }) => {
-  io.stderr.write(`Open this URL in a browser to continue:\n\n  ${authorizationUrl}\n\n`);
-};

@@ -1,18 +1,30 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './config.js';
-import type { MockState } from './http.js';
-import type { SigningKeys } from './keys.js';
-import { createRequestListener, type MockLogEntry } from './router.js';
-import { SESSION_COOKIE_PREFIX } from './session.js';
-import { MockStore } from './store.js';
+import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './core/config.js';
+import type { MockState } from './core/http.js';
+import type { SigningKeys } from './core/keys.js';
+import { createRequestListener, type MockLogEntry } from './core/router.js';
+import { SESSION_COOKIE_PREFIX } from './core/session.js';
+import { MockStore } from './core/store.js';
 
-export type { MockConfig, MockConfigInput, MockClient, MockUser, MockScope, MockLifetimes, MockClientInput, MockUserInput, SigningAlg, AccessTokenFormat, TokenEndpointAuthMethod } from './config.js';
-export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './config.js';
-export type { MockLogEntry } from './router.js';
-export { serverMetadata } from './discovery.js';
-export { matchRedirectUri } from './redirect-uri.js';
+export type {
+  MockConfig,
+  MockConfigInput,
+  MockClient,
+  MockUser,
+  MockScope,
+  MockLifetimes,
+  MockClientInput,
+  MockUserInput,
+  SigningAlg,
+  AccessTokenFormat,
+  TokenEndpointAuthMethod,
+} from './core/config.js';
+export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
+export type { MockLogEntry } from './core/router.js';
+export { serverMetadata } from './endpoints/discovery.js';
+export { matchRedirectUri } from './core/redirect-uri.js';
 
 export interface MockServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -65,7 +77,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     now,
     store: new MockStore(now),
     // jose and the key generation stay off the start-up path; the first token waits for them.
-    keys: () => (keys ??= import('./keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
+    keys: () => (keys ??= import('./core/keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
   };
   const { listener, preload } = createRequestListener(state, options.log);
   const server = createServer({ keepAliveTimeout: 5000 }, listener);

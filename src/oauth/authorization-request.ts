@@ -16,15 +16,7 @@ export interface AuthorizationRequest {
 }
 
 /** Parameter names the request sets itself; `--param` may not override them. */
-export const AUTHORIZATION_REQUEST_PARAMS: ReadonlySet<string> = new Set([
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-]);
+export const AUTHORIZATION_REQUEST_PARAMS: ReadonlySet<string> = new Set(['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method']);
 
 /**
  * The authorization URL: response_type=code, client_id, redirect_uri, scope (space-separated,

@@ -34,10 +34,7 @@ export interface AuthorizationCodeResponse {
  * the response is not ours, so nothing of it is used, not even an error), then an error response
  * (section 4.1.2.1), then iss (RFC 9207 section 2.4), then the code.
  */
-export function validateAuthorizationResponse(
-  params: Readonly<Record<string, string>>,
-  expected: AuthorizationResponseExpectations,
-): AuthorizationCodeResponse {
+export function validateAuthorizationResponse(params: Readonly<Record<string, string>>, expected: AuthorizationResponseExpectations): AuthorizationCodeResponse {
   const state = params.state;
   if (state === undefined) {
     throw new AuthorizationResponseError('state_missing', `the redirect carries no state${alsoError(params)}`);

@@ -53,9 +53,14 @@ export function checkClaims(claims: Readonly<Record<string, unknown>>, expect: C
   const audiences = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
   if (expect.audience !== undefined) {
     if (audiences.includes(expect.audience)) checks.push({ name: 'aud', status: 'pass', detail: `aud holds ${expect.audience}` });
-    else checks.push({ name: 'aud', status: 'fail', detail: audiences.length ? `aud is ${audiences.join(', ')}, which does not hold ${expect.audience}` : `aud is missing; expected ${expect.audience}` });
+    else
+      checks.push({ name: 'aud', status: 'fail', detail: audiences.length ? `aud is ${audiences.join(', ')}, which does not hold ${expect.audience}` : `aud is missing; expected ${expect.audience}` });
     if (required && (audiences.length > 1 || claims.azp !== undefined)) {
-      checks.push(claims.azp === expect.audience ? { name: 'azp', status: 'pass', detail: `azp is ${expect.audience}` } : { name: 'azp', status: 'fail', detail: `azp is ${show(claims.azp)}, expected ${expect.audience}` });
+      checks.push(
+        claims.azp === expect.audience
+          ? { name: 'azp', status: 'pass', detail: `azp is ${expect.audience}` }
+          : { name: 'azp', status: 'fail', detail: `azp is ${show(claims.azp)}, expected ${expect.audience}` },
+      );
     }
   } else {
     checks.push({ name: 'aud', status: 'skip', detail: audiences.length ? `aud is ${audiences.join(', ')}; not compared (give --audience)` : 'no aud claim and none expected' });
@@ -64,7 +69,9 @@ export function checkClaims(claims: Readonly<Record<string, unknown>>, expect: C
   // exp
   if (typeof claims.exp === 'number') {
     const left = claims.exp - now;
-    checks.push(left + tolerance > 0 ? { name: 'exp', status: 'pass', detail: `expires ${formatRelative(left * 1000)}` } : { name: 'exp', status: 'fail', detail: `expired ${formatRelative(left * 1000)}` });
+    checks.push(
+      left + tolerance > 0 ? { name: 'exp', status: 'pass', detail: `expires ${formatRelative(left * 1000)}` } : { name: 'exp', status: 'fail', detail: `expired ${formatRelative(left * 1000)}` },
+    );
   } else if (claims.exp !== undefined) {
     checks.push({ name: 'exp', status: 'fail', detail: `exp is not a NumericDate: ${show(claims.exp)}` });
   } else {
@@ -74,7 +81,11 @@ export function checkClaims(claims: Readonly<Record<string, unknown>>, expect: C
   // nbf
   if (typeof claims.nbf === 'number') {
     const wait = claims.nbf - now;
-    checks.push(wait - tolerance <= 0 ? { name: 'nbf', status: 'pass', detail: `valid since ${formatRelative(wait * 1000)}` } : { name: 'nbf', status: 'fail', detail: `not valid yet: becomes valid ${formatRelative(wait * 1000)}` });
+    checks.push(
+      wait - tolerance <= 0
+        ? { name: 'nbf', status: 'pass', detail: `valid since ${formatRelative(wait * 1000)}` }
+        : { name: 'nbf', status: 'fail', detail: `not valid yet: becomes valid ${formatRelative(wait * 1000)}` },
+    );
   } else if (claims.nbf !== undefined) {
     checks.push({ name: 'nbf', status: 'fail', detail: `nbf is not a NumericDate: ${show(claims.nbf)}` });
   }
@@ -82,7 +93,11 @@ export function checkClaims(claims: Readonly<Record<string, unknown>>, expect: C
   // iat: must not lie in the future
   if (typeof claims.iat === 'number') {
     const age = claims.iat - now;
-    checks.push(age - tolerance <= 0 ? { name: 'iat', status: 'pass', detail: `issued ${formatRelative(age * 1000)}` } : { name: 'iat', status: 'fail', detail: `issued in the future (${formatRelative(age * 1000)}): check the clocks` });
+    checks.push(
+      age - tolerance <= 0
+        ? { name: 'iat', status: 'pass', detail: `issued ${formatRelative(age * 1000)}` }
+        : { name: 'iat', status: 'fail', detail: `issued in the future (${formatRelative(age * 1000)}): check the clocks` },
+    );
   } else if (required || claims.iat !== undefined) {
     checks.push({ name: 'iat', status: 'fail', detail: claims.iat === undefined ? 'iat is missing' : `iat is not a NumericDate: ${show(claims.iat)}` });
   }

@@ -24,7 +24,10 @@ export function decodeJwtUnverified(token: string): DecodedJwt | undefined {
 export function formatNumericDate(seconds: number, now: number = Date.now()): string {
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime())) return String(seconds);
-  const absolute = `${date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  const absolute = `${date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
   return `${absolute} (${formatRelative(seconds * 1000 - now)})`;
 }
 

@@ -95,7 +95,7 @@ export class TokenResponseError extends Error {
  */
 export function parseTokenResponse(status: number, contentType: string | undefined, bodyText: string): TokenResponse {
   let json: unknown;
-  let parsed = false;
+  let parsed: boolean;
   try {
     json = JSON.parse(bodyText);
     parsed = true;

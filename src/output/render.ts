@@ -1,6 +1,6 @@
 import kleur from 'kleur';
-import type { IO } from '../cli/io.js';
-import { colorEnabled } from '../cli/io.js';
+import type { IO } from './io.js';
+import { colorEnabled } from './io.js';
 
 /** Human narration on stderr, coloured only where colour is allowed. */
 export interface Renderer {

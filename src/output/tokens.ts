@@ -1,7 +1,7 @@
 import { decodeJwtUnverified, describeClaims, formatRelative } from '../oauth/jwt.js';
 import type { TokenResponse } from '../oauth/token-request.js';
 import { redactParams } from './redact.js';
-import type { IO } from '../cli/io.js';
+import type { IO } from './io.js';
 import { printJson, type Renderer } from './render.js';
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
 import { createMockServer, loadMockConfig, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
-import { memoryIO } from '../headless/helpers/io.js';
+import { memoryIO } from '../agent/helpers/io.js';
 
 let mock: MockServer;
 let dir: string;
@@ -95,12 +95,21 @@ describe('audit command line', () => {
       [['--client-id', 'photo-cli', '--password', 'x'], /^oauthctl: error: audit needs --username \(give --username or set OAUTHCTL_USERNAME\)\n$/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--probe', 'nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, /],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--second-client-secret', 's'], /^oauthctl: error: --second-client-secret needs --second-client-id\n$/],
-      [['--client-id', 'photo-cli', '--pkce', '--scope', 'photo', ...ACCOUNT, '--probe', 'flow', '--junit', join(blocker, 'audit.xml')], /^oauthctl: error: cannot write --junit ".*\/not-a-dir\/audit.xml": .* \(give a path in a writable directory\)\n$/],
+      [
+        ['--client-id', 'photo-cli', '--pkce', '--scope', 'photo', ...ACCOUNT, '--probe', 'flow', '--junit', join(blocker, 'audit.xml')],
+        /^oauthctl: error: cannot write --junit ".*\/not-a-dir\/audit.xml": .* \(give a path in a writable directory\)\n$/,
+      ],
     ];
     for (const [args, expected] of cases) {
       const io = memoryIO();
       const code = await run(['audit', '--auth-url', mock.authUrl, ...args], io);
-      expect(io.err().split('\n').filter((l) => l.startsWith('oauthctl: error')).join('\n') + '\n').toMatch(expected);
+      expect(
+        io
+          .err()
+          .split('\n')
+          .filter((l) => l.startsWith('oauthctl: error'))
+          .join('\n') + '\n',
+      ).toMatch(expected);
       expect(code).toBe(2);
     }
   });
@@ -144,7 +153,19 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
 
 describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium against the built-in mock', () => {
   it("logs in on the mock's login and consent pages in Chromium: every probe passes as with the built-in agent", async () => {
-    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--second-client-id', 'photo-web', '--second-client-secret', 'photo-web-secret', '--browser-driver', 'chromium', '--json');
+    const { code, io } = await audit(
+      mock,
+      '--client-id',
+      'photo-cli',
+      '--pkce',
+      '--second-client-id',
+      'photo-web',
+      '--second-client-secret',
+      'photo-web-secret',
+      '--browser-driver',
+      'chromium',
+      '--json',
+    );
     const s = statuses(JSON.parse(io.out()) as AuditReport);
     const { 'client-secret-wrong': secret, ...rest } = s;
     expect(secret).toBe('skip');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
-import { memoryIO } from '../headless/helpers/io.js';
+import { memoryIO } from '../agent/helpers/io.js';
 import { startOidcProvider, type OidcProviderServer } from './helpers/oidc-provider.js';
 
 const SECRET = 'web-app-secret-0123456789abcdef0123456789abcdef';

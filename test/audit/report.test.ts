@@ -5,7 +5,8 @@ import { runAudit, summarize } from '../../src/audit/runner.js';
 import { httpsEndpointsProbe } from '../../src/audit/probes/https-endpoints.js';
 import { redirectUriVariants } from '../../src/audit/probes/redirect-uri-exact.js';
 import { errorResponseProblem } from '../../src/audit/probes/error-format.js';
-import { ProbeSkip, type AuditReport, type Probe } from '../../src/audit/types.js';
+import { ProbeSkip } from '../../src/audit/probe-errors.js';
+import type { AuditReport, Probe } from '../../src/audit/types.js';
 import type { AuditContext } from '../../src/audit/context.js';
 import { FlowError } from '../../src/errors.js';
 
@@ -56,16 +57,28 @@ describe('runner', () => {
     const result = await runAudit(
       ctx,
       [
-        probe('flow', async () => {
-          throw new FlowError('login failed', 'check the password');
-        }, false),
+        probe(
+          'flow',
+          async () => {
+            throw new FlowError('login failed', 'check the password');
+          },
+          false,
+        ),
         probe('needs-flow', async () => ({ status: 'pass', detail: 'never runs' })),
-        probe('standalone', async () => {
-          throw new ProbeSkip('not here');
-        }, false),
-        probe('crash', async () => {
-          throw new TypeError('boom');
-        }, false),
+        probe(
+          'standalone',
+          async () => {
+            throw new ProbeSkip('not here');
+          },
+          false,
+        ),
+        probe(
+          'crash',
+          async () => {
+            throw new TypeError('boom');
+          },
+          false,
+        ),
       ],
       { onResult: (r) => seen.push(r.id) },
     );
@@ -82,8 +95,7 @@ describe('runner', () => {
 });
 
 describe('probe rules without a server', () => {
-  const fakeContext = (authorizationEndpoint: string, tokenEndpoint: string, issuer?: string) =>
-    ({ config: { authorizationEndpoint, tokenEndpoint }, issuer }) as unknown as AuditContext;
+  const fakeContext = (authorizationEndpoint: string, tokenEndpoint: string, issuer?: string) => ({ config: { authorizationEndpoint, tokenEndpoint }, issuer }) as unknown as AuditContext;
 
   it('https-endpoints warns on plain http off loopback and passes https or loopback', async () => {
     expect(await httpsEndpointsProbe.run(fakeContext('http://id.example.com/authorize', 'https://id.example.com/token', 'https://id.example.com'))).toEqual({

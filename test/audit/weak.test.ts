@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
-import { memoryIO } from '../headless/helpers/io.js';
+import { memoryIO } from '../agent/helpers/io.js';
 import { startWeakServer, type WeakServer, type Weaknesses } from './helpers/weak-server.js';
 
 let server: WeakServer | undefined;
@@ -17,7 +17,10 @@ const CONFIDENTIAL = ['--client-id', 'conf', '--client-secret', 'conf-secret'];
 async function audit(weak: Weaknesses, client: string[], ...extra: string[]): Promise<{ code: number; report: AuditReport; byId: Record<string, { status: ProbeStatus; detail: string }> }> {
   server = await startWeakServer(weak);
   const io = memoryIO();
-  const code = await run(['audit', '--auth-url', server.url, ...client, '--scope', 'photo', '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--json', ...extra], io);
+  const code = await run(
+    ['audit', '--auth-url', server.url, ...client, '--scope', 'photo', '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--json', ...extra],
+    io,
+  );
   const report = JSON.parse(io.out()) as AuditReport;
   const byId = Object.fromEntries(report.probes.map((p) => [p.id, { status: p.status, detail: p.detail }]));
   return { code, report, byId };
@@ -41,7 +44,13 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
   { probe: 'iss', weak: { wrongIss: true }, expected: 'fail', detail: /iss="https:\/\/other.example" is not the issuer/ },
   { probe: 'code-single-use', weak: { codeReusable: true }, expected: 'fail', detail: /second use of the same code got tokens/ },
   { probe: 'code-redirect-binding', weak: { ignoreRedirectUriAtToken: true }, expected: 'fail', detail: /redeemed with redirect_uri=http:\/\/127.0.0.1\/callback\/other/ },
-  { probe: 'code-client-binding', weak: { ignoreClientAtToken: true }, extra: ['--second-client-id', 'other', '--second-client-secret', 'other-secret'], expected: 'fail', detail: /client other redeemed a code issued to pub/ },
+  {
+    probe: 'code-client-binding',
+    weak: { ignoreClientAtToken: true },
+    extra: ['--second-client-id', 'other', '--second-client-secret', 'other-secret'],
+    expected: 'fail',
+    detail: /client other redeemed a code issued to pub/,
+  },
   { probe: 'pkce-required', weak: { pkceOptional: true }, expected: 'fail', detail: /public client got tokens without PKCE/ },
   { probe: 'pkce-wrong-verifier', weak: { ignoreVerifier: true }, expected: 'fail', detail: /does not match the code_challenge/ },
   { probe: 'pkce-downgrade', weak: { allowDowngrade: true }, expected: 'fail', detail: /without code_verifier/ },

@@ -15,7 +15,15 @@ async function accessToken(scope: string): Promise<string> {
   const pkce = createPkcePair();
   const redirectUri = 'http://127.0.0.1:40000/callback';
   const authorize = new URL(`${mock.authUrl}/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: 'photo-cli', redirect_uri: redirectUri, state: 's', scope, code_challenge: pkce.codeChallenge, code_challenge_method: 'S256' })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: 'photo-cli',
+    redirect_uri: redirectUri,
+    state: 's',
+    scope,
+    code_challenge: pkce.codeChallenge,
+    code_challenge_method: 'S256',
+  })) {
     authorize.searchParams.set(k, v);
   }
   const redirect = await fetch(authorize, { redirect: 'manual' });
@@ -54,7 +62,12 @@ describe('oauthctl call', () => {
     const result = await runCli(['call', `${mock.baseUrl}/photos`, '--token', 'not-a-token']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/HTTP 401: invalid_token/);
-    expect(result.stderr.trim().split('\n').filter((l) => l.startsWith('oauthctl: error'))).toHaveLength(1);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('oauthctl: error')),
+    ).toHaveLength(1);
   });
 
   it('exits 1 with insufficient_scope and names the scope the resource needs', async () => {
@@ -102,10 +115,7 @@ describe('oauthctl call', () => {
     const state = await mkdtemp(join(tmpdir(), 'oauthctl-call-'));
     const env = { XDG_STATE_HOME: state, XDG_CONFIG_HOME: state, BROWSER: FAKE_BROWSER };
     try {
-      const login = await runCli(
-        ['login', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo offline_access', '--json', '--timeout', '20'],
-        { env },
-      );
+      const login = await runCli(['login', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo offline_access', '--json', '--timeout', '20'], { env });
       expect(login.code, login.stderr).toBe(0);
       const first = JSON.parse(login.stdout) as { access_token: string };
       // Revoke the cached access token at the server (RFC 7009): the next call gets a 401.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorEnabled } from '../../src/cli/io.js';
+import { colorEnabled } from '../../src/output/io.js';
 import { run } from '../../src/cli/main.js';
 import { memoryIO } from '../helpers/io.js';
 

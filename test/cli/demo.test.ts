@@ -41,11 +41,15 @@ describe('oauthctl demo', () => {
 
 describe('oauthctl demo in a real browser', () => {
   const chromium = '/usr/bin/chromium';
-  it.skipIf(!existsSync(chromium))('signs in and consents through Chromium opened from BROWSER', async () => {
-    const browser = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'chromium-user.mjs'))}`;
-    const result = await runCli(['demo', '--timeout', '60'], { env: { BROWSER: browser } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/log in as alice \/ wonderland in the browser/);
-    expect((JSON.parse(result.stdout) as { owner: string }).owner).toBe('alice');
-  }, 90_000);
+  it.skipIf(!existsSync(chromium))(
+    'signs in and consents through Chromium opened from BROWSER',
+    async () => {
+      const browser = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'chromium-user.mjs'))}`;
+      const result = await runCli(['demo', '--timeout', '60'], { env: { BROWSER: browser } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/log in as alice \/ wonderland in the browser/);
+      expect((JSON.parse(result.stdout) as { owner: string }).owner).toBe('alice');
+    },
+    90_000,
+  );
 });

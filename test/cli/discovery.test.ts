@@ -12,8 +12,7 @@ beforeEach(() => as.reset());
 function metadata(issuer: string, extra: Record<string, unknown> = {}) {
   return { issuer, authorization_endpoint: `${as.url}/authorize`, token_endpoint: `${as.url}/token`, ...extra };
 }
-const login = (issuer: string, args: string[] = []) =>
-  runCli(['login', '--issuer', issuer, '--client-id', 'photo-cli', '--timeout', '20', ...args], { env: { BROWSER: FAKE_BROWSER } });
+const login = (issuer: string, args: string[] = []) => runCli(['login', '--issuer', issuer, '--client-id', 'photo-cli', '--timeout', '20', ...args], { env: { BROWSER: FAKE_BROWSER } });
 
 describe('discovery', () => {
   it('RFC 8414: inserts the well-known path before the issuer path', async () => {

@@ -34,7 +34,11 @@ describe('login', () => {
     const [token] = as.to('/token');
     expect(token?.headers.authorization).toBeUndefined();
     expect(token?.form).toMatchObject({ grant_type: 'authorization_code', client_id: 'photo-cli', redirect_uri: authorize?.query.redirect_uri });
-    expect(createHash('sha256').update(token?.form.code_verifier ?? '').digest('base64url')).toBe(authorize?.query.code_challenge);
+    expect(
+      createHash('sha256')
+        .update(token?.form.code_verifier ?? '')
+        .digest('base64url'),
+    ).toBe(authorize?.query.code_challenge);
     expect(r.stdout).toMatch(/^access_token=at-[0-9a-f]+$/m);
     expect(r.stdout).toMatch(/^refresh_token=rt-/m);
     for (const step of ['Authorization request', 'Redirect received', 'Token request', 'Token response']) expect(r.stderr).toContain(`==> ${step}`);

@@ -16,7 +16,27 @@ let haveOpenssl = true;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     haveOpenssl = false;
     return;
@@ -28,7 +48,11 @@ beforeAll(async () => {
   tokenEndpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
 });
 afterAll(async () => {
-  if (server) await new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); });
+  if (server)
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   rmSync(dir, { recursive: true, force: true });
 });
 

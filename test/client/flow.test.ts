@@ -6,7 +6,7 @@ import type { RedirectCapture, RedirectReceiver } from '../../src/client/listene
 import type { UserAgent } from '../../src/client/user-agent.js';
 import { parseFlowOptions } from '../../src/cli/flow-options.js';
 import type { FlowConfig } from '../../src/client/flow-config.js';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/output/io.js';
 import { FlowError } from '../../src/errors.js';
 import { createRenderer } from '../../src/output/render.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
@@ -54,7 +54,7 @@ describe('runAuthorizationCodeFlow', () => {
     expect(new URL(result.authorizationUrl).searchParams.get('redirect_uri')).toBe(result.redirectUri);
   });
 
-  it('fails with the user agent\'s error when it rejects, and sends no token request', async () => {
+  it("fails with the user agent's error when it rejects, and sends no token request", async () => {
     const failing: UserAgent = async () => {
       throw new FlowError('login failed at http://as/login: the server showed the login form again');
     };
@@ -79,13 +79,15 @@ describe('runAuthorizationCodeFlow', () => {
 
   it('takes the redirect from another receiver (e.g. a pasted URL) and checks state first', async () => {
     let closed = false;
-    const pasted = (state: string): ((c: FlowConfig) => Promise<RedirectReceiver>) => async () => ({
-      redirectUri: 'com.example.app:/callback',
-      waitForRedirect: async (): Promise<RedirectCapture> => ({ via: 'query', params: { code: 'x', state }, url: 'com.example.app:/callback?code=x', method: 'GET' }),
-      close: async () => {
-        closed = true;
-      },
-    });
+    const pasted =
+      (state: string): ((c: FlowConfig) => Promise<RedirectReceiver>) =>
+      async () => ({
+        redirectUri: 'com.example.app:/callback',
+        waitForRedirect: async (): Promise<RedirectCapture> => ({ via: 'query', params: { code: 'x', state }, url: 'com.example.app:/callback?code=x', method: 'GET' }),
+        close: async () => {
+          closed = true;
+        },
+      });
     const noop: UserAgent = async () => undefined;
     await expect(run(noop, { receiveRedirect: pasted('wrong') })).rejects.toThrow(/state mismatch/);
     expect(closed).toBe(true);

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { createHttpClient, redactBody, type HttpClient } from '../../src/client/http.js';
 import { FlowError } from '../../src/errors.js';
 import { createRenderer } from '../../src/output/render.js';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/output/io.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,7 +35,13 @@ function client(options: Parameters<typeof createHttpClient>[0]): HttpClient {
 
 function memoryIO(): IO & { err(): string } {
   let err = '';
-  const sink = (fn: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { fn(String(chunk)); cb(); } });
+  const sink = (fn: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        fn(String(chunk));
+        cb();
+      },
+    });
   return {
     stdout: sink(() => undefined),
     stderr: sink((s) => (err += s)),
@@ -136,7 +142,9 @@ describe('createHttpClient', () => {
   it('explains a refused connection', async () => {
     const { url, server } = await serve((_req, res) => res.end());
     await closeServer(server);
-    const err = await client({ env: {} }).request(url).catch((e: unknown) => e);
+    const err = await client({ env: {} })
+      .request(url)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FlowError);
     expect((err as FlowError).message).toMatch(/connection refused/);
   });

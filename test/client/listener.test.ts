@@ -103,7 +103,12 @@ describe('startRedirectListener', () => {
     expect(reply.body).toContain('Authorization received');
     expect(reply.body).not.toContain('abc');
     const capture = await waiting;
-    expect(capture).toEqual({ via: 'query', params: { code: 'abc', state: 'xyz', iss: 'https://as' }, url: `http://127.0.0.1:${l.port}/callback?code=abc&state=xyz&iss=https%3A%2F%2Fas`, method: 'GET' });
+    expect(capture).toEqual({
+      via: 'query',
+      params: { code: 'abc', state: 'xyz', iss: 'https://as' },
+      url: `http://127.0.0.1:${l.port}/callback?code=abc&state=xyz&iss=https%3A%2F%2Fas`,
+      method: 'GET',
+    });
     await l.close();
     await expect(send('127.0.0.1', l.port, '/callback?code=again')).rejects.toThrow(/ECONNREFUSED/);
   });

@@ -33,9 +33,10 @@ afterAll(async () => {
 describe('decode', () => {
   it('shows header, claims and times in human and relative form', () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 0);
-    const token = ['{"alg":"RS256","kid":"k1"}', JSON.stringify({ sub: 'alice', exp: now / 1000 + 240, iat: now / 1000 - 7200, nbf: now / 1000 - 7200, auth_time: now / 1000 - 7300 })]
-      .map((p) => Buffer.from(p).toString('base64url'))
-      .join('.') + '.c2ln';
+    const token =
+      ['{"alg":"RS256","kid":"k1"}', JSON.stringify({ sub: 'alice', exp: now / 1000 + 240, iat: now / 1000 - 7200, nbf: now / 1000 - 7200, auth_time: now / 1000 - 7300 })]
+        .map((p) => Buffer.from(p).toString('base64url'))
+        .join('.') + '.c2ln';
     const result = decodeToken(token, now);
     expect(result.header).toEqual({ alg: 'RS256', kid: 'k1' });
     expect(result.times.exp).toEqual({ value: now / 1000 + 240, date: '2026-01-01T12:04:00.000Z', relative: 'expires in 4 min' });

@@ -40,7 +40,10 @@ describe('listen', () => {
 
   it.skipIf(!existsSync(CHROMIUM))('captures a fragment through the page that posts it back (Chromium)', async () => {
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
     try {
       const { uri, io, done } = await listen(['--json']);
       const page = await browser.newPage();

@@ -47,7 +47,15 @@ describe('login with a profile', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'state', 'oauthctl', 'tokens')).mode & 0o777).toBe(0o700);
     const cached = JSON.parse(readFileSync(file, 'utf8'));
-    expect(cached).toMatchObject({ access_token: tokens.access_token, refresh_token: tokens.refresh_token, id_token: tokens.id_token, client_id: 'photo-cli', auth_method: 'none', token_endpoint: `${mock.authUrl}/token`, scope: 'openid photo offline_access' });
+    expect(cached).toMatchObject({
+      access_token: tokens.access_token,
+      refresh_token: tokens.refresh_token,
+      id_token: tokens.id_token,
+      client_id: 'photo-cli',
+      auth_method: 'none',
+      token_endpoint: `${mock.authUrl}/token`,
+      scope: 'openid photo offline_access',
+    });
     expect(readFileSync(file, 'utf8')).not.toMatch(/secret/);
 
     const status = await runCli(['status', '--profile', 'mock'], env);
@@ -64,7 +72,7 @@ describe('login with a profile', () => {
     expect(JSON.parse(r.stdout).scope).toBe('photo');
   });
 
-  it('takes a confidential client\'s secret from the variable the profile names, for login and refresh', async () => {
+  it("takes a confidential client's secret from the variable the profile names, for login and refresh", async () => {
     await runCli(['profile', 'add', 'web', '--auth-url', mock.authUrl, '--client-id', 'photo-web', '--client-secret-env', 'PHOTO_WEB_SECRET', '--scope', 'photo offline_access'], env);
     const missing = await runCli(['login', '--profile', 'web', '--timeout', '20'], env);
     expect(missing.code).toBe(2);
@@ -152,7 +160,11 @@ describe('call with the cached token', () => {
     const ok = await runCli(['call', `${mock.baseUrl}/photos`, '--profile', 'mock'], env);
     expect(ok.code).toBe(0);
     // Revoke the access token behind the cache's back: the API now answers 401, and call refreshes once.
-    await fetch(`${mock.authUrl}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: login.access_token, client_id: 'photo-cli' }) });
+    await fetch(`${mock.authUrl}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: login.access_token, client_id: 'photo-cli' }),
+    });
     const before = log.length;
     const again = await runCli(['call', `${mock.baseUrl}/photos`, '--profile', 'mock'], env);
     expect(again.code).toBe(0);
@@ -171,7 +183,11 @@ describe('logout', () => {
     expect(JSON.parse(r.stdout)).toEqual({ forgotten: true, revocation_endpoint: `${mock.authUrl}/revoke`, revoked: ['refresh_token', 'access_token'] });
     const api = await fetch(`${mock.baseUrl}/photos`, { headers: { authorization: `Bearer ${login.access_token}` } });
     expect(api.status).toBe(401);
-    const refresh = await fetch(`${mock.authUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: login.refresh_token, client_id: 'photo-cli' }) });
+    const refresh = await fetch(`${mock.authUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: login.refresh_token, client_id: 'photo-cli' }),
+    });
     expect(refresh.status).toBe(400);
     expect((await runCli(['status', '--profile', 'mock'], env)).code).toBe(1);
     // Logging out twice is fine.
@@ -193,7 +209,12 @@ describe('a corrupt config file', () => {
     await addMockProfile();
     const broken = readFileSync(path, 'utf8').slice(0, -5);
     writeFileSync(path, broken);
-    for (const argv of [['login', '--profile', 'mock'], ['profile', 'list'], ['profile', 'add', 'x', '--client-id', 'y'], ['profile', 'remove', 'mock']]) {
+    for (const argv of [
+      ['login', '--profile', 'mock'],
+      ['profile', 'list'],
+      ['profile', 'add', 'x', '--client-id', 'y'],
+      ['profile', 'remove', 'mock'],
+    ]) {
       const r = await runCli(argv, env);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

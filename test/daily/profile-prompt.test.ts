@@ -21,13 +21,36 @@ describe('oauthctl profile', () => {
   const path = () => join(home, 'config', 'oauthctl', 'config.json');
 
   it('adds, lists, shows (secret redacted unless --show-secrets) and removes profiles', async () => {
-    const add = await runCli(['profile', 'add', 'work', '--issuer', 'https://id.example.com', '--client-id', 'web', '--client-secret', 's3cret-value', '--scope', 'openid', '--scope', 'email+profile', '--param', 'prompt=consent'], env);
+    const add = await runCli(
+      [
+        'profile',
+        'add',
+        'work',
+        '--issuer',
+        'https://id.example.com',
+        '--client-id',
+        'web',
+        '--client-secret',
+        's3cret-value',
+        '--scope',
+        'openid',
+        '--scope',
+        'email+profile',
+        '--param',
+        'prompt=consent',
+      ],
+      env,
+    );
     expect(add.code).toBe(0);
     expect(add.stderr).toMatch(/Added profile work in .*config\.json/);
     expect(add.stderr).toMatch(/client secret is stored in the file/);
     expect(statSync(path()).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(path(), 'utf8')).profiles.work).toEqual({
-      issuer: 'https://id.example.com', client_id: 'web', client_secret: 's3cret-value', scope: 'openid email profile', params: { prompt: 'consent' },
+      issuer: 'https://id.example.com',
+      client_id: 'web',
+      client_secret: 's3cret-value',
+      scope: 'openid email profile',
+      params: { prompt: 'consent' },
     });
     await runCli(['profile', 'add', 'mock', '--auth-url', 'http://127.0.0.1:9000', '--client-id', 'photo-cli', '--pkce'], env);
 

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
 import { run } from '../../src/cli/main.js';
-import { captureFromPastedUrl } from '../../src/client/paste-redirect.js';
+import { captureFromPastedUrl } from '../../src/agent/paste-redirect.js';
 import { BIN } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
 
@@ -92,10 +92,14 @@ describe.skipIf(!existsSync('/usr/bin/script'))('login --manual on a terminal', 
 
 describe('login --manual', () => {
   it('reads the pasted redirect URL from a pipe, with a custom-scheme redirect URI (built CLI)', async () => {
-    const child = spawn(process.execPath, [BIN, 'login', '--manual', '--auth-url', mock.authUrl, '--client-id', 'native-app', '--pkce', '--scope', 'openid photo', '--redirect-uri', APP_REDIRECT, '--json', '--timeout', '20'], {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'login', '--manual', '--auth-url', mock.authUrl, '--client-id', 'native-app', '--pkce', '--scope', 'openid photo', '--redirect-uri', APP_REDIRECT, '--json', '--timeout', '20'],
+      {
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -148,7 +152,10 @@ describe('login --manual', () => {
 
   it('reads query and fragment redirects, and refuses a URL for another redirect URI', () => {
     expect(captureFromPastedUrl(' "com.example.app:/callback?code=c&state=s" ', APP_REDIRECT)).toEqual({
-      via: 'query', params: { code: 'c', state: 's' }, url: 'com.example.app:/callback?code=c&state=s', method: 'GET',
+      via: 'query',
+      params: { code: 'c', state: 's' },
+      url: 'com.example.app:/callback?code=c&state=s',
+      method: 'GET',
     });
     expect(captureFromPastedUrl('http://127.0.0.1:9/callback#code=c&state=s', 'http://127.0.0.1/callback').via).toBe('fragment');
     expect(() => captureFromPastedUrl(`${mock.authUrl}/authorize?client_id=x`, APP_REDIRECT)).toThrow(/does not go to the redirect URI/);
@@ -160,7 +167,10 @@ describe('login --manual', () => {
 describe('split flow: url --save, then exchange --from on another machine', () => {
   it('saves state and verifier 0600 (never a secret) and completes the flow with another HOME', async () => {
     const file = join(home, 'flow.json');
-    const saved = await runCli(['url', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'openid photo offline_access', '--redirect-uri', 'http://127.0.0.1:8765/callback', '--save', file, '--json'], env);
+    const saved = await runCli(
+      ['url', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'openid photo offline_access', '--redirect-uri', 'http://127.0.0.1:8765/callback', '--save', file, '--json'],
+      env,
+    );
     expect(saved.code).toBe(0);
     const { url, state, code_verifier } = JSON.parse(saved.stdout);
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/output/io.js';
 
 export interface MemoryIO extends IO {
   out(): string;

@@ -131,7 +131,9 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     const target = new URL(q.redirect_uri ?? 'http://127.0.0.1/none');
     const mode = b.responseMode ?? 'query';
     if (mode === 'form_post') {
-      const inputs = Object.entries(params).map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('');
+      const inputs = Object.entries(params)
+        .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+        .join('');
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<form method="post" action="${target.href}">${inputs}</form>`);
       return;
     }
@@ -176,7 +178,11 @@ export async function startRecordingServer(): Promise<RecordingServer> {
       token_type: 'Bearer',
       expires_in: 3600,
       scope: request.scope ?? '',
-      ...(String(request.scope ?? '').split(' ').includes('offline_access') ? { refresh_token: `rt-${randomBytes(8).toString('hex')}` } : {}),
+      ...(String(request.scope ?? '')
+        .split(' ')
+        .includes('offline_access')
+        ? { refresh_token: `rt-${randomBytes(8).toString('hex')}` }
+        : {}),
     });
   }
 

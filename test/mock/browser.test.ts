@@ -16,7 +16,10 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
   let callback: string;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
     // The client's loopback redirect listener: shows what the redirect carried.
     app = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });

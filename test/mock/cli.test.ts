@@ -64,7 +64,11 @@ describe('oauthctl serve-mock (process)', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^oauthctl: error: --access-token-format must be jwt or opaque, not "reference"/);
-    const child = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', '--access-token-format', 'opaque', '--config', 'fixtures/mock/fast.json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--quiet', '--auto-login', 'alice', '--access-token-format', 'opaque', '--config', 'fixtures/mock/fast.json'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
       const { issuer, base_url: baseUrl } = JSON.parse(first) as Record<string, string>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockServer, loadMockConfig, MockConfigError, stripJsonComments, validateMockConfig } from '../../src/mock/index.js';
-import { matchRedirectUri } from '../../src/mock/redirect-uri.js';
+import { matchRedirectUri } from '../../src/mock/core/redirect-uri.js';
 
 function errorsOf(input: unknown): string[] {
   const result = validateMockConfig(input);
@@ -27,14 +27,33 @@ describe('mock configuration', () => {
   });
 
   it.each([
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'] }, { client_id: 'b', redirect_uris: ['not a url'] }] }, 'clients[1].redirect_uris[0]: must be an absolute URL'],
+    [
+      {
+        clients: [
+          { client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'] },
+          { client_id: 'b', redirect_uris: ['not a url'] },
+        ],
+      },
+      'clients[1].redirect_uris[0]: must be an absolute URL',
+    ],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/cb#frag'] }] }, 'clients[0].redirect_uris[0]: must not contain a fragment'],
     [{ clients: [{ client_id: 'a', redirect_uris: [] }] }, 'clients[0].redirect_uris: must be a non-empty array'],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], scopes: ['admin'] }] }, 'clients[0].scopes[0]: must be one of the configured scopes'],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'private_key_jwt' }] }, 'clients[0].token_endpoint_auth_method: must be one of'],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_post' }] }, 'clients[0].token_endpoint_auth_method: is "client_secret_post" but the client has no client_secret'],
+    [
+      { clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_post' }] },
+      'clients[0].token_endpoint_auth_method: is "client_secret_post" but the client has no client_secret',
+    ],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], consent: 'no' }] }, 'clients[0].consent: must be true or false'],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'] }, { client_id: 'a', redirect_uris: ['http://x/'] }] }, 'clients[1].client_id: duplicate client_id "a"'],
+    [
+      {
+        clients: [
+          { client_id: 'a', redirect_uris: ['http://x/'] },
+          { client_id: 'a', redirect_uris: ['http://x/'] },
+        ],
+      },
+      'clients[1].client_id: duplicate client_id "a"',
+    ],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], redirect_uri: 'typo' }] }, 'clients[0].redirect_uri: unknown field'],
     [{ users: [{ username: 'u' }] }, 'users[0].password: must be a non-empty string'],
     [{ users: [{ username: 'u', password: 'p', claims: { sub: 7 } }] }, 'users[0].claims.sub: must be a non-empty string'],

@@ -15,11 +15,92 @@ function rng(seed: number): () => number {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'];
-const PATHS = ['/authorize', '/token', '/login', '/consent', '/introspect', '/revoke', '/userinfo', '/jwks', '/api/photos', '/api/me', '/.well-known/openid-configuration', '/', '/%', '/%E0%A4%A', '//evil', '/token/', '/assets/mock.css', '/authorize/../token'];
-const KEYS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'grant_type', 'code', 'code_verifier', 'refresh_token', 'client_secret', 'token', 'token_type_hint', 'interaction', 'csrf_token', 'username', 'password', 'decision', 'prompt', 'nonce', 'x'];
-const VALUES = ['code', 'token', 'photo-cli', 'photo-web', 'http://127.0.0.1:1/callback', 'http://[::1]:99999/callback', 'authorization_code', 'refresh_token', 'S256', 'plain', 'photo offline_access openid', '', '%', '%ZZ', '\u0000', '\uD800', 'a'.repeat(300), 'alice', 'wonderland', 'allow', 'deny', 'none', '🦄', '"\'<>', 'x.y.z', 'eyJhbGciOiJub25lIn0.e30.'];
+const PATHS = [
+  '/authorize',
+  '/token',
+  '/login',
+  '/consent',
+  '/introspect',
+  '/revoke',
+  '/userinfo',
+  '/jwks',
+  '/api/photos',
+  '/api/me',
+  '/.well-known/openid-configuration',
+  '/',
+  '/%',
+  '/%E0%A4%A',
+  '//evil',
+  '/token/',
+  '/assets/mock.css',
+  '/authorize/../token',
+];
+const KEYS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'grant_type',
+  'code',
+  'code_verifier',
+  'refresh_token',
+  'client_secret',
+  'token',
+  'token_type_hint',
+  'interaction',
+  'csrf_token',
+  'username',
+  'password',
+  'decision',
+  'prompt',
+  'nonce',
+  'x',
+];
+const VALUES = [
+  'code',
+  'token',
+  'photo-cli',
+  'photo-web',
+  'http://127.0.0.1:1/callback',
+  'http://[::1]:99999/callback',
+  'authorization_code',
+  'refresh_token',
+  'S256',
+  'plain',
+  'photo offline_access openid',
+  '',
+  '%',
+  '%ZZ',
+  '\u0000',
+  '\uD800',
+  'a'.repeat(300),
+  'alice',
+  'wonderland',
+  'allow',
+  'deny',
+  'none',
+  '🦄',
+  '"\'<>',
+  'x.y.z',
+  'eyJhbGciOiJub25lIn0.e30.',
+];
 const CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded; charset=utf-8', ''];
-const AUTHS = ['', 'Basic', 'Basic !!!', 'Basic Og==', 'Basic ' + Buffer.from('%ZZ:%').toString('base64'), basic('photo-web', 'photo-web-secret'), 'Bearer', 'Bearer a.b.c', 'Bearer ' + 'x'.repeat(5000), 'Digest x', 'bearer e30.e30.e30'];
+const AUTHS = [
+  '',
+  'Basic',
+  'Basic !!!',
+  'Basic Og==',
+  'Basic ' + Buffer.from('%ZZ:%').toString('base64'),
+  basic('photo-web', 'photo-web-secret'),
+  'Bearer',
+  'Bearer a.b.c',
+  'Bearer ' + 'x'.repeat(5000),
+  'Digest x',
+  'bearer e30.e30.e30',
+];
 
 function send(port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -50,7 +50,11 @@ export async function getCode(server: MockServer, params: Record<string, string 
   return code;
 }
 
-export async function postForm(url: string, form: Record<string, string | undefined>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function postForm(
+  url: string,
+  form: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) body.append(k, v);
   const response = await fetch(url, { method: 'POST', body, headers });

@@ -26,7 +26,12 @@ describe('interop: openid-client 6 as the client', () => {
     });
     const redirect = await fetch(url, { redirect: 'manual' });
     expect(redirect.status).toBe(302);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(redirect.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(redirect.headers.get('location')!), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(tokens.claims()?.sub).toBe('alice');
     expect(tokens.refresh_token).toBeTruthy();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { singleParams } from '../../src/mock/http.js';
+import { singleParams } from '../../src/mock/core/http.js';
 
 /** The rule as URLSearchParams gives it: the reference the fast parser must agree with. */
 function reference(text: string): { values: Map<string, string>; duplicate?: string } {
@@ -16,8 +16,20 @@ function reference(text: string): { values: Map<string, string>; duplicate?: str
 
 describe('singleParams (query strings and form bodies)', () => {
   it('decodes + and percent-encoding, drops empty values, names the first repeated parameter', () => {
-    expect(singleParams('a=1&b=x+y%2Bz&c=&d&e=%C3%A9=')).toEqual({ values: new Map([['a', '1'], ['b', 'x y+z'], ['e', 'é=']]) });
-    expect(singleParams('state=&state=s&scope=a&scope=b')).toEqual({ values: new Map([['state', 's'], ['scope', 'b']]), duplicate: 'state' });
+    expect(singleParams('a=1&b=x+y%2Bz&c=&d&e=%C3%A9=')).toEqual({
+      values: new Map([
+        ['a', '1'],
+        ['b', 'x y+z'],
+        ['e', 'é='],
+      ]),
+    });
+    expect(singleParams('state=&state=s&scope=a&scope=b')).toEqual({
+      values: new Map([
+        ['state', 's'],
+        ['scope', 'b'],
+      ]),
+      duplicate: 'state',
+    });
     expect(singleParams('')).toEqual({ values: new Map() });
   });
 

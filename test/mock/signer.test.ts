@@ -1,6 +1,6 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createJwsSigner } from '../../src/mock/signer.js';
+import { createJwsSigner } from '../../src/mock/core/signer.js';
 
 const check = (jws: string, input: string, publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'], alg: 'ES256' | 'RS256') => {
   const dot = jws.lastIndexOf('.');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiringMap } from '../../src/mock/store.js';
+import { ExpiringMap } from '../../src/mock/core/store.js';
 
 describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () => {
   it('drops expired entries on read and on sweep', () => {

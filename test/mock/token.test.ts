@@ -44,7 +44,11 @@ describe('POST /token: authorization_code with PKCE (public client)', () => {
   it('refuses a verifier when the authorization request had no challenge', async () => {
     const server = await startMock(undefined, { autoLogin: 'alice' });
     const code = await webCode(server);
-    const res = await postForm(`${server.authUrl}/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: createPkcePair().codeVerifier }, { authorization: basic('photo-web', 'photo-web-secret') });
+    const res = await postForm(
+      `${server.authUrl}/token`,
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: createPkcePair().codeVerifier },
+      { authorization: basic('photo-web', 'photo-web-secret') },
+    );
     expect(res.body).toMatchObject({ error: 'invalid_grant' });
     expect(res.body.error_description).toMatch(/no code_challenge/);
   });
@@ -96,7 +100,11 @@ describe('POST /token: authorization_code with PKCE (public client)', () => {
 describe('POST /token: client authentication (RFC 6749 section 2.3)', () => {
   it('client_secret_basic with form-urlencoded credentials works for photo-web', async () => {
     const server = await startMock(undefined, { autoLogin: 'alice' });
-    const res = await postForm(`${server.authUrl}/token`, { grant_type: 'authorization_code', code: await webCode(server), redirect_uri: REDIRECT_URI }, { authorization: basic('photo-web', 'photo-web-secret') });
+    const res = await postForm(
+      `${server.authUrl}/token`,
+      { grant_type: 'authorization_code', code: await webCode(server), redirect_uri: REDIRECT_URI },
+      { authorization: basic('photo-web', 'photo-web-secret') },
+    );
     expect(res.status).toBe(200);
   });
 
@@ -109,7 +117,10 @@ describe('POST /token: client authentication (RFC 6749 section 2.3)', () => {
   });
 
   it('client_secret_post works for a client registered with it', async () => {
-    const server = await startMock({ clients: [{ client_id: 'poster', client_secret: 'sec', token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['http://127.0.0.1/callback'] }] }, { autoLogin: 'alice' });
+    const server = await startMock(
+      { clients: [{ client_id: 'poster', client_secret: 'sec', token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['http://127.0.0.1/callback'] }] },
+      { autoLogin: 'alice' },
+    );
     const code = await getCode(server, { response_type: 'code', client_id: 'poster', redirect_uri: REDIRECT_URI, state: 's', scope: 'photo' });
     const res = await postForm(`${server.authUrl}/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'poster', client_secret: 'sec' });
     expect(res.status).toBe(200);
@@ -142,7 +153,11 @@ describe('POST /token: client authentication (RFC 6749 section 2.3)', () => {
 
   it('two methods at once is invalid_request', async () => {
     const server = await startMock();
-    const res = await postForm(`${server.authUrl}/token`, { grant_type: 'authorization_code', code: 'x', client_secret: 'photo-web-secret' }, { authorization: basic('photo-web', 'photo-web-secret') });
+    const res = await postForm(
+      `${server.authUrl}/token`,
+      { grant_type: 'authorization_code', code: 'x', client_secret: 'photo-web-secret' },
+      { authorization: basic('photo-web', 'photo-web-secret') },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
   });
@@ -168,7 +183,11 @@ describe('POST /token: request format', () => {
 
   it('answers 413 past the body size limit', async () => {
     const server = await startMock();
-    const res = await fetch(`${server.authUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&code=${'a'.repeat(100_000)}` });
+    const res = await fetch(`${server.authUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=authorization_code&code=${'a'.repeat(100_000)}`,
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
   });

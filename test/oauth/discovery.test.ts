@@ -9,10 +9,7 @@ describe('metadataLocations', () => {
     ]);
   });
   it('handles an issuer without a path or with a trailing slash', () => {
-    expect(metadataLocations('https://h.example').map((l) => l.url)).toEqual([
-      'https://h.example/.well-known/oauth-authorization-server',
-      'https://h.example/.well-known/openid-configuration',
-    ]);
+    expect(metadataLocations('https://h.example').map((l) => l.url)).toEqual(['https://h.example/.well-known/oauth-authorization-server', 'https://h.example/.well-known/openid-configuration']);
     expect(metadataLocations('http://127.0.0.1:9000/').map((l) => l.url)).toEqual([
       'http://127.0.0.1:9000/.well-known/oauth-authorization-server',
       'http://127.0.0.1:9000/.well-known/openid-configuration',

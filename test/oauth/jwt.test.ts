@@ -28,10 +28,6 @@ describe('times', () => {
     expect(formatRelative(-3 * 86_400_000)).toBe('3 d ago');
   });
   it('describes time claims in human form and others as they are', () => {
-    expect(describeClaims({ sub: 'alice', exp: now / 1000 + 60, aud: ['a', 'b'] }, now)).toEqual([
-      'sub: alice',
-      `exp: ${now / 1000 + 60} = 2025-01-31 12:01:00 UTC (in 1 min)`,
-      'aud: ["a","b"]',
-    ]);
+    expect(describeClaims({ sub: 'alice', exp: now / 1000 + 60, aud: ['a', 'b'] }, now)).toEqual(['sub: alice', `exp: ${now / 1000 + 60} = 2025-01-31 12:01:00 UTC (in 1 min)`, 'aud: ["a","b"]']);
   });
 });

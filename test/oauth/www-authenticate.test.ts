@@ -4,9 +4,7 @@ import { bearerError, parseWwwAuthenticate } from '../../src/oauth/www-authentic
 describe('parseWwwAuthenticate', () => {
   it('reads an RFC 6750 Bearer challenge with quoted values', () => {
     const header = 'Bearer realm="example", error="invalid_token", error_description="The access token expired"';
-    expect(parseWwwAuthenticate(header)).toEqual([
-      { scheme: 'Bearer', params: { realm: 'example', error: 'invalid_token', error_description: 'The access token expired' } },
-    ]);
+    expect(parseWwwAuthenticate(header)).toEqual([{ scheme: 'Bearer', params: { realm: 'example', error: 'invalid_token', error_description: 'The access token expired' } }]);
   });
 
   it('separates several challenges and keeps escaped quotes', () => {

@@ -20,7 +20,9 @@ export const codeRedirectBindingProbe: Probe = {
     const again = await ctx.obtainCode();
     const missing = await ctx.redeem(again, { redirect_uri: undefined });
     if (issuedTokens(missing)) {
-      return warn(`other redirect_uri refused (${describeExchange(changed)}), but a code was redeemed without redirect_uri (RFC 6749 §4.1.3 requires it; harmless only with a single registered redirect URI)`);
+      return warn(
+        `other redirect_uri refused (${describeExchange(changed)}), but a code was redeemed without redirect_uri (RFC 6749 §4.1.3 requires it; harmless only with a single registered redirect URI)`,
+      );
     }
     return pass(`other redirect_uri refused (${describeExchange(changed)}); missing redirect_uri refused (${describeExchange(missing)})`);
   },

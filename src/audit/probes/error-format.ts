@@ -45,7 +45,10 @@ export const errorFormatProbe: Probe = {
       return problem ? [{ ...problem, text: `${x.grantType} -> HTTP ${x.status}: ${problem.text}` }] : [];
     });
     if (problems.length > 0) {
-      const text = `${problems.length} of ${errors.length} error responses: ${problems.slice(0, 3).map((p) => p.text).join('; ')}`;
+      const text = `${problems.length} of ${errors.length} error responses: ${problems
+        .slice(0, 3)
+        .map((p) => p.text)
+        .join('; ')}`;
       return problems.some((p) => p.severity === 'major') ? fail(text) : warn(text);
     }
     const codes = [...new Set(errors.map((x) => x.error?.error))].join(', ');

@@ -12,7 +12,9 @@ export const issProbe: Probe = {
     const iss = outcome.params.iss;
     const advertised = ctx.metadata?.authorization_response_iss_parameter_supported === true;
     if (iss === undefined) {
-      return advertised ? fail('the metadata says authorization_response_iss_parameter_supported, but the redirect has no iss') : warn('the redirect has no iss (RFC 9207 recommends it against mix-up attacks)');
+      return advertised
+        ? fail('the metadata says authorization_response_iss_parameter_supported, but the redirect has no iss')
+        : warn('the redirect has no iss (RFC 9207 recommends it against mix-up attacks)');
     }
     if (ctx.issuer === undefined) return warn(`iss=${iss} is present, but the issuer is unknown to compare it with (give --issuer)`);
     if (iss !== ctx.issuer) return fail(`iss=${JSON.stringify(iss)} is not the issuer ${JSON.stringify(ctx.issuer)}`);

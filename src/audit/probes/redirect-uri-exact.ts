@@ -38,7 +38,8 @@ export const redirectUriExactProbe: Probe = {
     const refused: string[] = [];
     for (const variant of variants) {
       const outcome = await ctx.authorize({ redirectUri: variant.uri, pkce: ctx.usesPkce ? ctx.freshPkce() : null });
-      if (outcome.kind === 'redirect') accepted.push(`${variant.name} (${variant.uri}) got a redirect${outcome.params.code ? ' with a code' : outcome.params.error ? ` with error=${outcome.params.error}` : ''}`);
+      if (outcome.kind === 'redirect')
+        accepted.push(`${variant.name} (${variant.uri}) got a redirect${outcome.params.code ? ' with a code' : outcome.params.error ? ` with error=${outcome.params.error}` : ''}`);
       else refused.push(variant.name);
     }
     if (accepted.length > 0) return fail(accepted.join('; '));

@@ -16,7 +16,8 @@ export const refreshRotationProbe: Probe = {
     const issued = await ctx.obtainCode({ scopes });
     const first = await ctx.redeem(issued);
     const refreshToken = (first.json as Record<string, unknown> | undefined)?.refresh_token;
-    if (!issuedTokens(first) || typeof refreshToken !== 'string') return skip(`no refresh token issued (scope ${JSON.stringify(scopes.join(' '))}); add offline_access to --scope if the server grants it`);
+    if (!issuedTokens(first) || typeof refreshToken !== 'string')
+      return skip(`no refresh token issued (scope ${JSON.stringify(scopes.join(' '))}); add offline_access to --scope if the server grants it`);
     const refreshed = await ctx.token({ grant_type: 'refresh_token', refresh_token: refreshToken });
     if (!issuedTokens(refreshed)) return fail(`the refresh token did not work: ${describeExchange(refreshed)}`);
     const next = (refreshed.json as Record<string, unknown>).refresh_token;

@@ -123,7 +123,10 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     let secret = form.get('client_secret') ?? undefined;
     const basic = header?.startsWith('Basic ') ?? false;
     if (basic && header) {
-      const [id = '', pw = ''] = Buffer.from(header.slice(6), 'base64').toString().split(':').map((s) => decodeURIComponent(s.replace(/\+/g, ' ')));
+      const [id = '', pw = ''] = Buffer.from(header.slice(6), 'base64')
+        .toString()
+        .split(':')
+        .map((s) => decodeURIComponent(s.replace(/\+/g, ' ')));
       clientId = id;
       secret = pw;
     }

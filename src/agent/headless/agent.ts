@@ -1,0 +1,75 @@
+import { FlowError } from '../../errors.js';
+import { redact } from '../../output/redact.js';
+import type { Renderer } from '../../output/render.js';
+import { formUrlEncode } from '../../oauth/token-request.js';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http.js';
+import type { UserAgent, UserAgentContext } from '../../client/user-agent.js';
+import { CookieJar } from './cookies.js';
+import type { ConsentDecision } from './forms.js';
+import { DEFAULT_MAX_STEPS, navigate, type NavigationResult } from './navigate.js';
+
+export interface HeadlessUserAgentOptions {
+  username: string;
+  password: string;
+  consent?: ConsentDecision;
+  /** The HTTP client; by default one is made per login (with `httpOptions`) and closed after. */
+  http?: HttpClient;
+  httpOptions?: Omit<HttpClientOptions, 'renderer' | 'env'>;
+  maxSteps?: number;
+}
+
+/**
+ * The built-in user agent for `login --headless`: logs in and answers the consent page through plain
+ * HTTP and HTML forms, then delivers the redirect to the loopback listener itself, so the client side
+ * of the flow runs exactly as with a browser.
+ */
+export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): UserAgent {
+  return async (ctx: UserAgentContext) => {
+    const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
+    // The command has already warned about --insecure with its own client: no second warning.
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
+    try {
+      ctx.renderer.step('Headless login');
+      const result = await navigate(ctx.authorizationUrl, {
+        http,
+        redirectUri: ctx.redirectUri,
+        consent: options.consent ?? 'approve',
+        credentials: { username: options.username, password: options.password },
+        jar: new CookieJar(),
+        maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+        signal: ctx.signal,
+        trace: (line) => renderer.trace(line),
+        showSecrets: ctx.renderer.showSecrets,
+      });
+      await deliverRedirect(http, result, ctx);
+    } finally {
+      if (!options.http) await http.close();
+    }
+  };
+}
+
+/** Sends the redirect to the loopback listener, as a browser would (GET, or POST for form_post). */
+async function deliverRedirect(http: HttpClient, result: NavigationResult, ctx: UserAgentContext): Promise<void> {
+  if (result.kind === 'page') {
+    throw new FlowError(
+      `headless login stopped at ${result.url}: the server answered HTTP ${result.status}${result.text ? ` with ${JSON.stringify(result.text)}` : ''} and no form to go on with`,
+      'run with --verbose to see every step',
+    );
+  }
+  ctx.renderer.info(`redirected to the redirect URI after ${result.steps} step${result.steps === 1 ? '' : 's'}`);
+  const headers: Record<string, string> = { accept: 'text/html' };
+  if (result.method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
+  await http.request(result.url, { method: result.method, headers, ...(result.body !== undefined ? { body: result.body } : {}), signal: ctx.signal });
+}
+
+/**
+ * A renderer whose traces never show the given secrets: the HTTP trace redacts parameters named
+ * `password`, but a login form may call its field anything (`pwd`, `j_password`, `credential`).
+ */
+export function scrubbingRenderer(renderer: Renderer, secrets: readonly string[]): Renderer {
+  if (renderer.showSecrets) return renderer;
+  const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [...new Set([s, encodeURIComponent(s), formUrlEncode(s)])]);
+  forms.sort((a, b) => b.length - a.length);
+  const scrub = (text: string) => forms.reduce((out, s) => out.split(s).join(redact(s)), text);
+  return { ...renderer, trace: (text: string) => renderer.trace(scrub(text)) };
+}

@@ -1,0 +1,190 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorDescription, hasResponded, HttpError, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
+
+type Handler = (ex: Exchange) => void | Promise<void>;
+
+/**
+ * An endpoint's handler, imported on first use (or by preloadHandlers right after listening), so that
+ * the server listens and prints its start-up line before the endpoint modules are loaded.
+ */
+class LazyHandler {
+  handler?: Handler;
+  private loading?: Promise<Handler>;
+  constructor(private readonly load: () => Promise<Handler>) {}
+  get(): Promise<Handler> {
+    return (this.loading ??= this.load().then((h) => (this.handler = h)));
+  }
+}
+
+const lazy = <M>(load: () => Promise<M>, pick: (m: M) => Handler) => new LazyHandler(() => load().then(pick));
+const now = (handler: Handler) => Object.assign(new LazyHandler(() => Promise.resolve(handler)), { handler });
+
+/** One request, as the log shows it: `--json` prints these as JSON lines. */
+export interface MockLogEntry {
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  client_id?: string;
+  outcome: string;
+  error?: string;
+  error_description?: string;
+  duration_ms: number;
+}
+
+async function handleStylesheet(ex: Exchange): Promise<void> {
+  const { STYLESHEET } = await import('./pages.js');
+  ex.log.outcome = 'ok';
+  respond(
+    ex.res,
+    200,
+    { 'Content-Type': 'text/css; charset=utf-8', 'Content-Length': Buffer.byteLength(STYLESHEET), 'Cache-Control': 'max-age=3600', 'X-Content-Type-Options': 'nosniff' },
+    STYLESHEET,
+  );
+}
+
+function handleIndex(ex: Exchange): void {
+  ex.log.outcome = 'ok';
+  const { issuer, baseUrl } = ex.state;
+  sendJson(ex.res, 200, {
+    name: 'oauthctl mock authorization server',
+    issuer,
+    metadata: `${issuer}/.well-known/oauth-authorization-server`,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    api: [`${baseUrl}/photos`, `${baseUrl}/me`],
+  });
+}
+
+type Routes = Map<string, Partial<Record<string, LazyHandler>>>;
+
+/** Path -> method -> handler. */
+function routes(): Routes {
+  const api = () => import('../endpoints/api.js');
+  const authorize = () => import('../endpoints/authorize.js');
+  const discovery = () => import('../endpoints/discovery.js');
+  const interaction = () => import('../endpoints/interaction.js');
+  const introspection = () => import('../endpoints/introspection.js');
+  const userinfo = lazy(api, (m) => m.handleUserinfo);
+  const metadata = lazy(discovery, (m) => m.handleMetadata);
+  return new Map<string, Partial<Record<string, LazyHandler>>>([
+    ['/', { GET: now(handleIndex) }],
+    ['/authorize', { GET: lazy(authorize, (m) => m.handleAuthorize) }],
+    ['/login', { POST: lazy(interaction, (m) => m.handleLogin) }],
+    ['/consent', { GET: lazy(interaction, (m) => m.handleConsentPage), POST: lazy(interaction, (m) => m.handleConsent) }],
+    [
+      '/token',
+      {
+        POST: lazy(
+          () => import('../endpoints/token.js'),
+          (m) => m.handleToken,
+        ),
+      },
+    ],
+    ['/userinfo', { GET: userinfo, POST: userinfo }],
+    ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
+    ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
+    ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
+    ['/.well-known/oauth-authorization-server', { GET: metadata }],
+    ['/.well-known/openid-configuration', { GET: metadata }],
+    ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
+    ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
+    [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
+  ]);
+}
+
+/** Path and query of a request target: plain splitting when the path is a route, else WHATWG URL parsing. */
+function splitTarget(target: string, table: Routes): { path: string; query: string } | undefined {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  // A route's path is plain ASCII, which URL parsing leaves as it is; a '#' would end the query.
+  if (table.has(path) && !query.includes('#')) return { path, query };
+  try {
+    const url = new URL(target, 'http://mock.invalid');
+    return { path: url.pathname, query: url.search.slice(1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The request listener: routes, catches every error (a bad request gets a 4xx, never a crash), and
+ * logs one entry per request.
+ */
+export function createRequestListener(state: MockState, log?: (entry: MockLogEntry) => void): { listener: (req: IncomingMessage, res: ServerResponse) => void; preload: () => Promise<void> } {
+  const table = routes();
+  const preload = async () => {
+    for (const entry of table.values()) for (const h of Object.values(entry)) await h?.get();
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const started = log ? performance.now() : 0;
+    const fields: LogFields = {};
+    let path = '/';
+    const done = () => {
+      if (!log) return;
+      const entry: MockLogEntry = {
+        time: new Date().toISOString(),
+        method: req.method ?? '?',
+        path,
+        status: res.statusCode,
+        outcome: fields.outcome ?? (res.statusCode < 400 ? 'ok' : 'refused'),
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (fields.clientId !== undefined) entry.client_id = fields.clientId;
+      if (fields.error !== undefined) entry.error = fields.error;
+      if (fields.errorDescription !== undefined) entry.error_description = fields.errorDescription;
+      log(entry);
+    };
+    const target = splitTarget(req.url ?? '/', table);
+    if (!target) {
+      fields.error = 'invalid_request';
+      sendJson(res, 400, { error: 'invalid_request', error_description: 'the request target is not a valid URL path' });
+      return done();
+    }
+    path = target.path;
+    const ex: Exchange = { req, res, path, query: target.query, state, log: fields };
+    const entry = table.get(path);
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
+    const lazyHandler = entry?.[method];
+    if (!lazyHandler) {
+      if (entry) {
+        const allow = Object.keys(entry).join(', ');
+        fields.error = 'invalid_request';
+        fields.errorDescription = `method ${req.method} not allowed`;
+        sendJson(res, 405, { error: 'invalid_request', error_description: errorDescription(`${path} accepts ${allow} only`) }, { Allow: allow });
+      } else {
+        fields.error = 'not_found';
+        sendJson(res, 404, { error: 'not_found', error_description: errorDescription(`no endpoint at ${path}`) });
+      }
+      return done();
+    }
+    const handler = lazyHandler.handler;
+    let result: void | Promise<void>;
+    try {
+      result = handler ? handler(ex) : lazyHandler.get().then((h) => h(ex));
+    } catch (err) {
+      fail(ex, err);
+      return done();
+    }
+    if (result)
+      result.then(done, (err: unknown) => {
+        fail(ex, err);
+        done();
+      });
+    else done();
+  };
+  return { listener, preload };
+}
+
+function fail(ex: Exchange, err: unknown): void {
+  const { res } = ex;
+  const known = err instanceof HttpError;
+  ex.log.error = known ? err.error : 'server_error';
+  ex.log.errorDescription = err instanceof Error ? err.message : String(err);
+  ex.log.outcome = 'failed';
+  // A handler that failed after its response was made: that response stands.
+  if (hasResponded(res)) return;
+  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close' });
+  else sendJson(res, 500, { error: 'server_error', error_description: 'the mock hit an unexpected error; see its log' }, { 'Cache-Control': 'no-store' });
+}

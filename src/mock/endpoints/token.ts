@@ -1,0 +1,192 @@
+import { codeVerifierProblem, verifyCodeChallenge } from '../../oauth/pkce.js';
+import { serverToken } from '../core/random-pool.js';
+import { formatScope, parseScope } from '../../oauth/scope.js';
+import { issueAccessToken } from '../core/access-token.js';
+import { userClaims } from '../core/claims.js';
+import { authenticateClient } from '../core/client-auth.js';
+import type { MockClient } from '../core/config.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
+import { accessTokenHash, newJti } from '../core/jwt.js';
+
+const MAX_TOKENS_PER_FAMILY = 1000;
+
+/**
+ * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
+ * an error response: form bodies only (RFC 6749 section 4.1.3), one value per parameter (section 3.1).
+ */
+export async function formParams(ex: Exchange): Promise<Map<string, string> | undefined> {
+  if (!isFormBody(ex.req)) {
+    sendOAuthError(ex, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded (RFC 6749 section 4.1.3)');
+    return undefined;
+  }
+  if (ex.query !== '') {
+    sendOAuthError(ex, 400, 'invalid_request', 'parameters belong in the form body, not the query string');
+    return undefined;
+  }
+  const { values, duplicate } = singleParams(await readBody(ex.req));
+  if (duplicate) {
+    sendOAuthError(ex, 400, 'invalid_request', `the ${duplicate} parameter is sent more than once (RFC 6749 section 3.1)`);
+    return undefined;
+  }
+  return values;
+}
+
+/** POST /token (RFC 6749 sections 4.1.3 and 6). */
+export async function handleToken(ex: Exchange): Promise<void> {
+  const values = await formParams(ex);
+  if (!values) return;
+  const grantType = values.get('grant_type');
+  if (!grantType) return sendOAuthError(ex, 400, 'invalid_request', 'grant_type is missing');
+  const client = authenticateClient(ex, values);
+  if (!client) return;
+  if (grantType === 'authorization_code') return exchangeCode(ex, client, values);
+  if (grantType === 'refresh_token') return refresh(ex, client, values);
+  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
+}
+
+async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+  const { store } = ex.state;
+  const code = values.get('code');
+  if (!code) return sendOAuthError(ex, 400, 'invalid_request', 'code is missing');
+  const record = store.codes.get(code);
+  if (!record) return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code is unknown or expired');
+  if (record.redeemed) {
+    // RFC 6749 section 4.1.2: deny, and revoke what the first use issued.
+    store.revokeAccessToken(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
+    if (record.redeemed.refreshFamily) store.revokeFamily(record.redeemed.refreshFamily);
+    store.codes.delete(code);
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code was already used; the tokens issued for it are now revoked (RFC 6749 section 4.1.2)');
+  }
+  if (record.clientId !== client.clientId) return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code was issued to another client');
+  const redirectUri = values.get('redirect_uri');
+  if (redirectUri === undefined) return sendOAuthError(ex, 400, 'invalid_request', 'redirect_uri is missing; send the one the authorization request had (RFC 6749 section 4.1.3)');
+  if (redirectUri !== record.redirectUri) return sendOAuthError(ex, 400, 'invalid_grant', 'redirect_uri differs from the one in the authorization request');
+  const verifier = values.get('code_verifier');
+  if (record.codeChallenge !== undefined) {
+    if (verifier === undefined)
+      return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier is missing, but the authorization request had a code_challenge (PKCE downgrade refused, RFC 9700 section 4.8.2)');
+    const problem = codeVerifierProblem(verifier);
+    if (problem) return sendOAuthError(ex, 400, 'invalid_grant', problem);
+    if (!verifyCodeChallenge(verifier, record.codeChallenge, record.codeChallengeMethod ?? 'plain')) {
+      return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier does not match the code_challenge (RFC 7636 section 4.6)');
+    }
+  } else if (verifier !== undefined) {
+    return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier is sent, but the authorization request had no code_challenge (RFC 9700 section 4.8.2)');
+  }
+
+  // Redeemed before the first await, so that a concurrent second use already sees it.
+  const now = ex.state.now();
+  const jti = newJti();
+  const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
+  const family = record.scopes.includes('offline_access') ? serverToken(128) : undefined;
+  record.redeemed = { accessTokenJti: jti, accessTokenExpiresAt: accessExp, ...(family ? { refreshFamily: family } : {}) };
+  if (family) {
+    store.families.set(family, { revoked: false, accessTokens: new Map([[jti, accessExp]]), expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 });
+  }
+  await sendTokens(ex, client, {
+    username: record.username,
+    scopes: record.scopes,
+    refreshScopes: record.scopes,
+    authTime: record.authTime,
+    jti,
+    ...(family ? { family } : {}),
+    ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
+  });
+}
+
+async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+  const { store } = ex.state;
+  const token = values.get('refresh_token');
+  if (!token) return sendOAuthError(ex, 400, 'invalid_request', 'refresh_token is missing');
+  const record = store.refreshTokens.get(token);
+  if (!record) return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token is unknown, expired or revoked');
+  if (record.clientId !== client.clientId) return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token was issued to another client');
+  const family = store.families.get(record.family);
+  if (!family || family.revoked) return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token has been revoked');
+  if (record.rotated) {
+    store.revokeFamily(record.family);
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token was already used; every token of its family is now revoked (RFC 9700 section 4.14.2)');
+  }
+  let scopes = record.scopes;
+  const requested = values.get('scope');
+  if (requested !== undefined) {
+    const asked = parseScope(requested);
+    const extra = asked.filter((s) => !record.scopes.includes(s));
+    if (extra.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${extra.join(' ')} was not granted to this refresh token (RFC 6749 section 6)`);
+    scopes = asked;
+  }
+  record.rotated = true;
+  const now = ex.state.now();
+  const jti = newJti();
+  const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
+  if (family.accessTokens.size >= MAX_TOKENS_PER_FAMILY) family.accessTokens.delete(family.accessTokens.keys().next().value as string);
+  family.accessTokens.set(jti, accessExp);
+  family.expiresAt = now + ex.state.config.lifetimes.refreshToken * 1000;
+  await sendTokens(ex, client, { username: record.username, scopes, refreshScopes: record.scopes, authTime: record.authTime, jti, family: record.family });
+}
+
+interface Grant {
+  username: string;
+  /** Scopes of the access token. */
+  scopes: string[];
+  /** Scopes of a new refresh token: always those originally granted (RFC 6749 section 6). */
+  refreshScopes: string[];
+  authTime: number;
+  jti: string;
+  family?: string;
+  nonce?: string;
+}
+
+/** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
+async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promise<void> {
+  const { state } = ex;
+  const user = state.config.users.get(grant.username);
+  if (!user) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
+  const now = state.now();
+  const iat = Math.floor(now / 1000);
+  const { lifetimes } = state.config;
+  const scope = formatScope(grant.scopes);
+  const accessToken = await issueAccessToken(state, {
+    iss: state.issuer,
+    sub: user.sub,
+    aud: state.baseUrl,
+    client_id: client.clientId,
+    scope,
+    jti: grant.jti,
+    iat,
+    exp: iat + lifetimes.accessToken,
+    auth_time: Math.floor(grant.authTime / 1000),
+  });
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetimes.accessToken, scope };
+  if (grant.family) {
+    const refreshToken = serverToken(256);
+    state.store.refreshTokens.set(refreshToken, {
+      clientId: client.clientId,
+      username: grant.username,
+      scopes: grant.refreshScopes,
+      family: grant.family,
+      authTime: grant.authTime,
+      expiresAt: now + lifetimes.refreshToken * 1000,
+      rotated: false,
+    });
+    body.refresh_token = refreshToken;
+  }
+  if (grant.scopes.includes('openid')) {
+    body.id_token = await (
+      await state.keys()
+    ).signIdToken({
+      iss: state.issuer,
+      sub: user.sub,
+      aud: client.clientId,
+      azp: client.clientId,
+      iat,
+      exp: iat + lifetimes.idToken,
+      auth_time: Math.floor(grant.authTime / 1000),
+      at_hash: accessTokenHash(accessToken),
+      ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+      ...userClaims(user, grant.scopes),
+    });
+  }
+  ex.log.outcome = 'tokens issued';
+  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}

@@ -1,0 +1,300 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { FlowError, UsageError } from '../errors.js';
+import { readFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
+import { tokenCacheDir, type Env } from './paths.js';
+
+/**
+ * Tokens kept between runs, one 0600 file per login (directory 0700), written atomically and changed
+ * under a lock, so that two runs at once never corrupt a file or spend one refresh token twice (a
+ * server that rotates refresh tokens would revoke the whole family, RFC 9700 section 4.14.2).
+ * The client secret is never stored: a refresh gets it from the profile, flags or environment.
+ */
+export interface CachedTokens {
+  version: 1;
+  profile?: string;
+  issuer?: string;
+  token_endpoint: string;
+  revocation_endpoint?: string;
+  client_id: string;
+  auth_method: string;
+  access_token: string;
+  token_type?: string;
+  refresh_token?: string;
+  id_token?: string;
+  scope?: string;
+  /** Seconds since the epoch, from `expires_in` (RFC 6749 section 5.1) or the access token's `exp`. */
+  expires_at?: number;
+  /** Seconds since the epoch. */
+  obtained_at: number;
+}
+
+/** Which login a cache entry belongs to: a profile, or else the issuer (or token endpoint) and client. */
+export interface TokenCacheKey {
+  profile?: string | undefined;
+  issuer?: string | undefined;
+  tokenEndpoint?: string | undefined;
+  clientId?: string | undefined;
+}
+
+export interface TokenCache {
+  dir: string;
+  /** Milliseconds since the epoch; injectable so tests move time without sleeping. */
+  now(): number;
+}
+
+export function openTokenCache(env: Env, options: { now?: () => number; dir?: string } = {}): TokenCache {
+  return { dir: options.dir ?? tokenCacheDir(env), now: options.now ?? Date.now };
+}
+
+/** The file name of an entry: `profile-NAME.json`, or `client-<hash of issuer and client id>.json`. */
+export function cacheFileName(key: TokenCacheKey): string {
+  if (key.profile !== undefined) return `profile-${key.profile}.json`;
+  const server = key.issuer ?? key.tokenEndpoint;
+  if (server === undefined || key.clientId === undefined) {
+    throw new UsageError('cannot tell which cached login to use', 'give --profile NAME, or --issuer (or --token-endpoint) and --client-id');
+  }
+  const digest = createHash('sha256').update(`${server}\n${key.clientId}`).digest('hex').slice(0, 24);
+  return `client-${digest}.json`;
+}
+
+export function cacheFilePath(cache: TokenCache, key: TokenCacheKey): string {
+  return join(cache.dir, cacheFileName(key));
+}
+
+/** Describes a key for messages: `profile "work"` or `client photo-cli at https://...`. */
+export function describeKey(key: TokenCacheKey): string {
+  if (key.profile !== undefined) return `profile ${JSON.stringify(key.profile)}`;
+  return `client ${key.clientId ?? '?'} at ${key.issuer ?? key.tokenEndpoint ?? '?'}`;
+}
+
+export async function readCachedTokens(cache: TokenCache, key: TokenCacheKey): Promise<CachedTokens | undefined> {
+  return readEntry(cacheFilePath(cache, key));
+}
+
+async function readEntry(path: string): Promise<CachedTokens | undefined> {
+  const text = await readFileIfExists(path);
+  if (text === undefined) return undefined;
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    entry = undefined;
+  }
+  if (!isCachedTokens(entry)) {
+    throw new UsageError(`the token cache file ${path} is damaged`, 'delete it and log in again');
+  }
+  return entry;
+}
+
+function isCachedTokens(value: unknown): value is CachedTokens {
+  if (typeof value !== 'object' || value === null) return false;
+  const o = value as Record<string, unknown>;
+  return (
+    o.version === 1 &&
+    typeof o.access_token === 'string' &&
+    typeof o.token_endpoint === 'string' &&
+    typeof o.client_id === 'string' &&
+    typeof o.obtained_at === 'number' &&
+    (o.expires_at === undefined || typeof o.expires_at === 'number')
+  );
+}
+
+/** What the token endpoint answered (RFC 6749 section 5.1); extra fields are ignored. */
+export interface TokenResponseFields {
+  access_token: string;
+  token_type?: string;
+  expires_in?: number | string;
+  refresh_token?: string;
+  id_token?: string;
+  scope?: string;
+  [key: string]: unknown;
+}
+
+/** Where the tokens came from: the endpoints and client, never the client secret. */
+export interface TokenSource {
+  issuer?: string | undefined;
+  tokenEndpoint: string;
+  revocationEndpoint?: string | undefined;
+  clientId: string;
+  authMethod: string;
+}
+
+/** Builds the entry for a token response received at `nowMs`. */
+export function cacheEntryFrom(response: TokenResponseFields, source: TokenSource, nowMs: number, profile?: string): CachedTokens {
+  const now = Math.floor(nowMs / 1000);
+  const entry: CachedTokens = {
+    version: 1,
+    token_endpoint: source.tokenEndpoint,
+    client_id: source.clientId,
+    auth_method: source.authMethod,
+    access_token: response.access_token,
+    obtained_at: now,
+  };
+  if (profile !== undefined) entry.profile = profile;
+  if (source.issuer !== undefined) entry.issuer = source.issuer;
+  if (source.revocationEndpoint !== undefined) entry.revocation_endpoint = source.revocationEndpoint;
+  if (typeof response.token_type === 'string') entry.token_type = response.token_type;
+  if (typeof response.refresh_token === 'string') entry.refresh_token = response.refresh_token;
+  if (typeof response.id_token === 'string') entry.id_token = response.id_token;
+  if (typeof response.scope === 'string') entry.scope = response.scope;
+  const expiresIn = Number(response.expires_in);
+  if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn >= 0) {
+    entry.expires_at = now + Math.floor(expiresIn);
+  } else {
+    const exp = jwtExp(response.access_token);
+    if (exp !== undefined) entry.expires_at = exp;
+  }
+  return entry;
+}
+
+/** The `exp` of a JWT access token (RFC 9068), when the server did not say `expires_in`. */
+function jwtExp(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts[1]) return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? payload.exp : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves tokens after a login (replacing what was cached for the key). Returns the entry written. */
+export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response: TokenResponseFields, source: TokenSource): Promise<CachedTokens> {
+  const path = cacheFilePath(cache, key);
+  const entry = cacheEntryFrom(response, source, cache.now(), key.profile);
+  await withFileLock(path, () => writeEntry(path, entry));
+  return entry;
+}
+
+async function writeEntry(path: string, entry: CachedTokens): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
+}
+
+/** Forgets a login. True when there was something to forget. */
+export async function forgetTokens(cache: TokenCache, key: TokenCacheKey): Promise<boolean> {
+  const path = cacheFilePath(cache, key);
+  return withFileLock(path, async () => {
+    try {
+      await fs.rm(path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  });
+}
+
+/** Every cached login (damaged files are skipped). */
+export async function listCachedTokens(cache: TokenCache): Promise<{ file: string; entry: CachedTokens }[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(cache.dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new UsageError(`cannot read the token cache ${cache.dir} (${code ?? (err as Error).message})`, 'check its permissions');
+  }
+  const out: { file: string; entry: CachedTokens }[] = [];
+  for (const name of names.filter((n) => /^(profile|client)-[^/]+\.json$/.test(n)).sort()) {
+    const entry = await readEntry(join(cache.dir, name)).catch(() => undefined);
+    if (entry) out.push({ file: join(cache.dir, name), entry });
+  }
+  return out;
+}
+
+/** Seconds before `expires_at` at which a token already counts as expired: a request must still land in time. */
+export const DEFAULT_EXPIRY_SKEW_SECONDS = 30;
+
+export type TokenState = 'valid' | 'expired' | 'no-expiry';
+
+/** Valid until `expires_at - skew`; an entry without any expiry is taken as valid until the server says otherwise. */
+export function tokenState(entry: CachedTokens, nowMs: number, skewSeconds = DEFAULT_EXPIRY_SKEW_SECONDS): TokenState {
+  if (entry.expires_at === undefined) return 'no-expiry';
+  return nowMs / 1000 < entry.expires_at - skewSeconds ? 'valid' : 'expired';
+}
+
+/** Sends a refresh_token grant (RFC 6749 section 6) for an entry and returns the token response. */
+export type RefreshTokens = (entry: CachedTokens & { refresh_token: string }) => Promise<TokenResponseFields>;
+
+export interface ValidTokenOptions {
+  refresh: RefreshTokens;
+  skewSeconds?: number;
+}
+
+export interface ValidToken {
+  accessToken: string;
+  entry: CachedTokens;
+  refreshed: boolean;
+}
+
+/**
+ * A valid access token for the key: the cached one, or a fresh one from the refresh token when it
+ * has expired (with skew). Fails (FlowError, exit 1) when nothing is cached or the token cannot be
+ * refreshed, saying to log in again. The usual way for a command (`token`, `call`) to get a token.
+ */
+export async function getValidAccessToken(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions): Promise<ValidToken> {
+  const entry = await readCachedTokens(cache, key);
+  if (!entry) throw notLoggedIn(key);
+  if (tokenState(entry, cache.now(), options.skewSeconds) !== 'expired') {
+    return { accessToken: entry.access_token, entry, refreshed: false };
+  }
+  return refreshUnderLock(cache, key, options, (current) => tokenState(current, cache.now(), options.skewSeconds) !== 'expired');
+}
+
+/**
+ * Refreshes now, whatever the expiry says: for a protected resource that answered 401 to
+ * `rejectedAccessToken` (RFC 6750 section 3.1 invalid_token). If another run has already replaced that
+ * token meanwhile, its token is returned without a second refresh.
+ */
+export async function refreshCached(cache: TokenCache, key: TokenCacheKey, rejectedAccessToken: string, options: ValidTokenOptions): Promise<ValidToken> {
+  return refreshUnderLock(cache, key, options, (current) => current.access_token !== rejectedAccessToken);
+}
+
+async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions, stillGood: (entry: CachedTokens) => boolean): Promise<ValidToken> {
+  const path = cacheFilePath(cache, key);
+  return withFileLock(path, async () => {
+    // Read again under the lock: another run may have refreshed while this one waited.
+    const entry = await readEntry(path);
+    if (!entry) throw notLoggedIn(key);
+    if (stillGood(entry)) return { accessToken: entry.access_token, entry, refreshed: false };
+    const refreshToken = entry.refresh_token;
+    if (refreshToken === undefined) {
+      throw new FlowError(`the cached access token for ${describeKey(key)} has expired and there is no refresh token`, loginHint(key));
+    }
+    let response: TokenResponseFields;
+    try {
+      response = await options.refresh({ ...entry, refresh_token: refreshToken });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new FlowError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, loginHint(key));
+    }
+    const next = cacheEntryFrom(response, entrySource(entry), cache.now(), entry.profile);
+    // RFC 6749 section 6: the server may keep the refresh token (and scope); keep what it did not replace.
+    if (next.refresh_token === undefined) next.refresh_token = refreshToken;
+    if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
+    if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
+    await writeEntry(path, next);
+    return { accessToken: next.access_token, entry: next, refreshed: true };
+  });
+}
+
+export function entrySource(entry: CachedTokens): TokenSource {
+  return {
+    issuer: entry.issuer,
+    tokenEndpoint: entry.token_endpoint,
+    revocationEndpoint: entry.revocation_endpoint,
+    clientId: entry.client_id,
+    authMethod: entry.auth_method,
+  };
+}
+
+function loginHint(key: TokenCacheKey): string {
+  return key.profile !== undefined ? `log in again: oauthctl login --profile ${key.profile}` : 'log in again with oauthctl login';
+}
+
+function notLoggedIn(key: TokenCacheKey): FlowError {
+  return new FlowError(`no cached login for ${describeKey(key)}`, loginHint(key));
+}

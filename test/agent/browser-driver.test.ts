@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBrowserNavigator, createBrowserUserAgent, findBrowser } from '../../src/agent/browser-driver.js';
+import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
+import { createRenderer } from '../../src/output/render.js';
+import type { IO } from '../../src/output/io.js';
+import { startFormServer, type FormServer } from './helpers/form-server.js';
+
+const hasChromium = existsSync('/usr/bin/chromium');
+const USER = 'bob@example.com';
+const PASS = 'p@ss word&=';
+
+let server: FormServer | undefined;
+let listener: RedirectListener | undefined;
+afterEach(async () => {
+  await server?.close();
+  await listener?.close();
+  server = undefined;
+  listener = undefined;
+});
+
+function memoryIO(): IO & { err: () => string } {
+  const stderr = new PassThrough();
+  let err = '';
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const stdout = new PassThrough();
+  stdout.resume();
+  return { stdout, stderr, stdin: new PassThrough(), env: { PATH: process.env.PATH ?? '' }, err: () => err };
+}
+
+async function loginThroughChromium(options: { needsJavaScript?: boolean; password?: string; consent?: 'approve' | 'deny' }) {
+  server = await startFormServer(options.needsJavaScript ? { needsJavaScript: true } : {});
+  listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
+  const io = memoryIO();
+  const agent = createBrowserUserAgent({ username: USER, password: options.password ?? PASS, consent: options.consent ?? 'approve' });
+  const url = `${server.url}/authorize?redirect_uri=${encodeURIComponent(listener.redirectUri)}&state=xyz`;
+  await agent({ authorizationUrl: url, redirectUri: listener.redirectUri, signal: new AbortController().signal, io, renderer: createRenderer(io, { verbose: true, color: false }) });
+  return { capture: await listener.waitForRedirect(), io };
+}
+
+describe('finding the browser', () => {
+  it('names the missing browser and what to do', () => {
+    expect(() => findBrowser('/nonexistent/chromium', {})).toThrow(/--browser-path "\/nonexistent\/chromium" is not an executable file/);
+  });
+});
+
+describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', () => {
+  it('logs in and approves on plain HTML pages; the browser itself reaches the listener', async () => {
+    const { capture, io } = await loginThroughChromium({});
+    expect(capture.params).toEqual({ code: `code-for-${USER}`, state: 'xyz' });
+    expect(io.err()).toContain('browser: login form chosen');
+    expect(io.err()).not.toContain(PASS);
+  });
+
+  it('logs in on a page whose form only exists after its script ran', async () => {
+    const { capture } = await loginThroughChromium({ needsJavaScript: true });
+    expect(capture.params.code).toBe(`code-for-${USER}`);
+  });
+
+  it('denies consent, and fails clearly on a wrong password', async () => {
+    const { capture } = await loginThroughChromium({ consent: 'deny' });
+    expect(capture.params.error).toBe('access_denied');
+    await server?.close();
+    await listener?.close();
+    await expect(loginThroughChromium({ password: 'wrong' })).rejects.toThrow(/the server showed the login form again; check the username and password/);
+  });
+});
+
+describe.skipIf(!hasChromium)("the audit's browser navigator (audit --browser-driver chromium)", () => {
+  /** A server at the redirect URI that counts what reaches it: the navigator must send it nothing. */
+  async function catcher() {
+    const hits: string[] = [];
+    const http = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.end('caught');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const redirectUri = `http://127.0.0.1:${(http.address() as AddressInfo).port}/callback`;
+    return { hits, redirectUri, close: () => new Promise((resolve) => http.close(resolve)) };
+  }
+
+  it.each([
+    ['a login page that needs JavaScript, the code in the query', { needsJavaScript: true }, 'GET'],
+    ['response_mode=form_post, the code posted by a script', { formPost: true }, 'POST'],
+  ])('%s: reports the redirect and sends nothing to the redirect URI', async (_name, serverOptions, method) => {
+    server = await startFormServer(serverOptions);
+    const target = await catcher();
+    const navigator = await createBrowserNavigator({ env: { PATH: process.env.PATH ?? '' } });
+    try {
+      const trace: string[] = [];
+      const result = await navigator.navigate(`${server.url}/authorize?redirect_uri=${encodeURIComponent(target.redirectUri)}&state=xyz`, {
+        redirectUri: target.redirectUri,
+        consent: 'approve',
+        credentials: { username: USER, password: PASS },
+        trace: (line) => trace.push(line),
+      });
+      expect(result).toMatchObject({ kind: 'redirect', method, stoppedBy: 'redirect-uri' });
+      const params = result.kind === 'redirect' ? new URLSearchParams(method === 'POST' ? result.body : new URL(result.url).search) : undefined;
+      expect(params?.get('code')).toBe(`code-for-${USER}`);
+      expect(params?.get('state')).toBe('xyz');
+      expect(target.hits).toEqual([]);
+      expect(trace.join('\n')).not.toContain(PASS);
+    } finally {
+      await navigator.close();
+      await target.close();
+    }
+  });
+});
