@@ -27,6 +27,12 @@ export interface FlowOptionsInput {
   codeChallengeMethod?: string | undefined;
   param?: string[] | undefined;
   insecure?: boolean | undefined;
+  jwksUri?: string | undefined;
+  revocationEndpoint?: string | undefined;
+  introspectionEndpoint?: string | undefined;
+  userinfoEndpoint?: string | undefined;
+  parEndpoint?: string | undefined;
+  deviceAuthorizationEndpoint?: string | undefined;
   /** A profile of the config file whose values fill in the options not given (profiles). */
   profile?: string | undefined;
   config?: string | undefined;
@@ -55,6 +61,12 @@ export function addFlowOptions(cmd: Command): Command {
     .addOption(new Option('--code-challenge-method <M>', 'PKCE method (implies --pkce; default S256)').choices(['S256', 'plain']))
     .option('--param <k=v>', 'extra authorization request parameter; repeatable', collect)
     .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)')
+    .option('--jwks-uri <URL>', 'where ID token keys come from when no metadata names them')
+    .option('--revocation-endpoint <URL>', 'override the revocation endpoint (RFC 7009)')
+    .option('--introspection-endpoint <URL>', 'override the introspection endpoint (RFC 7662)')
+    .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
+    .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
+    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }
@@ -115,7 +127,20 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   // OpenID Connect Core section 3.1.2.1: a nonce binds the ID token to this request.
   if (scopes.includes('openid') && extraParams.nonce === undefined) extraParams.nonce = randomToken(128);
 
-  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover };
+  const endpoints: ParsedFlowOptions['endpoints'] = {};
+  for (const [flag, field, value] of [
+    ['--jwks-uri', 'jwks_uri', raw.jwksUri],
+    ['--revocation-endpoint', 'revocation_endpoint', raw.revocationEndpoint],
+    ['--introspection-endpoint', 'introspection_endpoint', raw.introspectionEndpoint],
+    ['--userinfo-endpoint', 'userinfo_endpoint', raw.userinfoEndpoint],
+    ['--par-endpoint', 'pushed_authorization_request_endpoint', raw.parEndpoint],
+    ['--device-authorization-endpoint', 'device_authorization_endpoint', raw.deviceAuthorizationEndpoint],
+  ] as const) {
+    if (value !== undefined) endpoints[field] = parseHttpUrl(flag)(value);
+  }
+
+  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints };
+  if (authUrl !== undefined) out.authUrl = authUrl.replace(/\/+$/, '');
   if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
   if (issuer !== undefined) out.issuer = issuer;

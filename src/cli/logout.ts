@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { FlowError, UsageError } from '../errors.js';
 import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
-import { buildRevocationRequest, type TokenTypeHint } from '../oauth/revocation.js';
+import { postAuthenticated } from '../client/endpoint-request.js';
+import { revocationParams, type TokenTypeHint } from '../oauth/revocation.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
@@ -115,8 +116,7 @@ async function revoke(
   token: string,
   hint: TokenTypeHint,
 ): Promise<void> {
-  const req = buildRevocationRequest(endpoint, client, token, hint);
-  const res = await http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, hint));
   // RFC 7009 section 2.2: 200 whether or not the token was valid.
   if (res.status === 200) return;
   let error: ReturnType<typeof parseOAuthErrorBody>;

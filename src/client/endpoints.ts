@@ -1,5 +1,6 @@
 import { FlowError } from '../errors.js';
-import { metadataLocations, MetadataError, validateMetadata, type AuthorizationServerMetadata, type MetadataKind } from '../oauth/discovery.js';
+import { metadataLocations, MetadataError, validateMetadata, type AuthorizationServerMetadata, type ExtraEndpoint, type MetadataKind } from '../oauth/discovery.js';
+import type { FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 
 export interface DiscoveredMetadata {
@@ -36,5 +37,30 @@ export async function discoverMetadata(http: HttpClient, issuer: string): Promis
       throw err;
     }
   }
-  throw new FlowError(`no authorization server metadata for ${issuer}: ${tried.join('; ')}`, 'check --issuer, or give --auth-url or --authorization-endpoint and --token-endpoint');
+  throw new NoMetadataError(`no authorization server metadata for ${issuer}: ${tried.join('; ')}`, 'check --issuer, or give --auth-url or --authorization-endpoint and --token-endpoint');
+}
+
+/** The server answered, but at none of the metadata locations (as opposed to not answering at all). */
+export class NoMetadataError extends FlowError {}
+
+/**
+ * An endpoint beyond authorize and token: its flag, else the metadata (RFC 8414 section 2) of --issuer,
+ * else of --auth-url taken as the issuer, fetched once and kept on the config. undefined when the server
+ * publishes no metadata or the metadata names no such endpoint; a server that cannot be reached is an error.
+ */
+export async function endpointOf(http: HttpClient, config: FlowConfig, name: ExtraEndpoint): Promise<string | undefined> {
+  const given = config.endpoints[name];
+  if (given !== undefined) return given;
+  if (config.metadata === undefined) {
+    const issuer = config.issuer ?? config.authUrl;
+    if (issuer === undefined) return undefined;
+    try {
+      config.metadata = (await discoverMetadata(http, issuer)).metadata;
+    } catch (err) {
+      if (err instanceof NoMetadataError) return undefined;
+      throw err;
+    }
+  }
+  const value = config.metadata[name];
+  return typeof value === 'string' ? value : undefined;
 }

@@ -1,5 +1,5 @@
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
-import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
+import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
 import type { CodeChallengeMethod } from '../oauth/pkce.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 
@@ -17,6 +17,10 @@ export interface FlowConfig {
   /** From --issuer or discovery; enables the RFC 9207 iss check. */
   issuer?: string;
   metadata?: AuthorizationServerMetadata;
+  /** --auth-url as given: with no --issuer, the issuer whose metadata names the endpoints no flag gives. */
+  authUrl?: string;
+  /** Endpoints given by flags (`--revocation-endpoint`, `--jwks-uri`, ...); the others come from the metadata (endpointOf). */
+  endpoints: Partial<Record<ExtraEndpoint, string>>;
   clientId: string;
   clientSecret?: string;
   authMethod: ClientAuthMethod;

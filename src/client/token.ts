@@ -1,6 +1,7 @@
 import { FlowError } from '../errors.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
-import { buildTokenRequest, parseTokenResponse, TokenResponseError, type ClientCredentials, type GrantParams, type TokenResponse } from '../oauth/token-request.js';
+import { parseTokenResponse, TokenResponseError, type ClientCredentials, type GrantParams, type TokenResponse } from '../oauth/token-request.js';
+import { postAuthenticated } from './endpoint-request.js';
 import type { HttpClient } from './http.js';
 
 /** What a token request needs of the flow config. */
@@ -25,8 +26,7 @@ export class TokenRequestError extends FlowError {
  * returns the token response exactly as received. Failures are TokenRequestError (exit 1) with one line.
  */
 export async function requestToken(http: HttpClient, config: TokenEndpointConfig, grant: GrantParams): Promise<TokenResponse> {
-  const req = buildTokenRequest(config.tokenEndpoint, config, grant);
-  const res = await http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+  const res = await postAuthenticated(http, config, config.tokenEndpoint, grant);
   try {
     return parseTokenResponse(res.status, res.headers['content-type'], res.body);
   } catch (err) {

@@ -7,6 +7,10 @@ export interface AuthorizationServerMetadata {
   token_endpoint?: string;
   jwks_uri?: string;
   revocation_endpoint?: string;
+  introspection_endpoint?: string;
+  userinfo_endpoint?: string;
+  pushed_authorization_request_endpoint?: string;
+  device_authorization_endpoint?: string;
   scopes_supported?: string[];
   response_types_supported?: string[];
   code_challenge_methods_supported?: string[];
@@ -16,6 +20,10 @@ export interface AuthorizationServerMetadata {
   require_pkce?: boolean;
   [name: string]: unknown;
 }
+
+/** The metadata's endpoints beyond authorize and token, each also given by a flag of the same name (`--jwks-uri`, `--par-endpoint`, ...). */
+export const EXTRA_ENDPOINTS = ['jwks_uri', 'revocation_endpoint', 'introspection_endpoint', 'userinfo_endpoint', 'pushed_authorization_request_endpoint', 'device_authorization_endpoint'] as const;
+export type ExtraEndpoint = (typeof EXTRA_ENDPOINTS)[number];
 
 export type MetadataKind = 'oauth-authorization-server' | 'openid-configuration';
 
@@ -60,7 +68,7 @@ export function validateMetadata(json: unknown, expectedIssuer: string): Authori
   if (m.issuer !== expectedIssuer) {
     throw new MetadataError(`the metadata's issuer ${JSON.stringify(m.issuer)} is not ${JSON.stringify(expectedIssuer)} (RFC 8414 section 3.3)`);
   }
-  for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint']) {
+  for (const field of ['authorization_endpoint', 'token_endpoint', ...EXTRA_ENDPOINTS]) {
     const value = m[field];
     if (value === undefined) continue;
     if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) {

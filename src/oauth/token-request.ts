@@ -40,8 +40,17 @@ export function formUrlEncode(value: string): string {
  * sends client_id and client_secret in the body; none sends client_id in the body (section 3.2.1).
  */
 export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentials, grant: GrantParams): TokenHttpRequest {
+  return buildAuthenticatedRequest(tokenEndpoint, client, grant);
+}
+
+/**
+ * A form-encoded POST to any endpoint where the client authenticates as at the token endpoint (token,
+ * revocation RFC 7009 section 2.1, introspection RFC 7662 section 2.1, PAR RFC 9126 section 2, device
+ * authorization RFC 8628 section 3.1): the one place client authentication is applied.
+ */
+export function buildAuthenticatedRequest(endpoint: string, client: ClientCredentials, params: Record<string, string | undefined>): TokenHttpRequest {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(grant)) if (value !== undefined) body.set(name, value);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) body.set(name, value);
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',
@@ -58,7 +67,7 @@ export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentia
       body.set('client_id', client.clientId);
       break;
   }
-  return { url: tokenEndpoint, method: 'POST', headers, body: body.toString() };
+  return { url: endpoint, method: 'POST', headers, body: body.toString() };
 }
 
 function requireSecret(client: ClientCredentials): string {

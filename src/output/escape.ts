@@ -1,0 +1,9 @@
+/**
+ * Text that came from the network, made safe for a terminal: C0 control characters (tab and newline
+ * aside), ESC, DEL and the C1 controls (U+0080..U+009F, which some terminals take as CSI and friends)
+ * are shown as `\xNN` escapes, so a server cannot move the cursor, clear the screen, retitle the
+ * window or write the clipboard (OSC 52). A backslash stays as it is: the escapes are for reading.
+ */
+export function escapeTerminal(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
