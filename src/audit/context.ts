@@ -5,12 +5,13 @@ import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
 import type { Credentials } from '../agent/headless/forms.js';
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
-import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
+import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
 import { parseOAuthErrorBody, type OAuthErrorFields } from '../oauth/errors.js';
 import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
 import { generateState } from '../oauth/random.js';
 import { buildTokenRequest, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
 import { ProbeFailure } from './probe-errors.js';
+import type { MetadataLookup } from './metadata-lookup.js';
 
 /** What the audit knows about the server and the client(s) it may use. */
 export interface AuditSetup {
@@ -25,6 +26,10 @@ export interface AuditSetup {
   trace?: ((line: string) => void) | undefined;
   showSecrets?: boolean | undefined;
   maxSteps?: number | undefined;
+  /** A protected resource that accepts the server's access tokens (--api-url): a revoked token must stop working there. */
+  apiUrl?: string | undefined;
+  /** What the metadata lookup saw at each location (for the metadata probe). */
+  metadataLookup?: MetadataLookup | undefined;
   /** How authorization requests are walked: the built-in headless agent by default, or a browser (--browser-driver). */
   navigate?: ((authorizationUrl: string, options: NavigateOptions) => Promise<NavigationResult>) | undefined;
 }
@@ -39,6 +44,8 @@ export interface AuthorizeParams {
   /** A PKCE pair to send; null sends no code_challenge at all; undefined: the client's default. */
   pkce?: PkcePair | { codeChallenge: string; codeChallengeMethod: CodeChallengeMethod } | null;
   extraParams?: Record<string, string>;
+  /** The whole authorization URL, built by the probe (repeated parameters and the like); the fields above are then ignored. */
+  rawUrl?: string;
 }
 
 export type AuthorizeOutcome =
@@ -59,6 +66,8 @@ export interface IssuedCode {
 /** A token endpoint exchange as seen on the wire, kept for the probes that look at all of them. */
 export interface TokenExchange {
   grantType: string;
+  /** POST, except for the probe that tries GET (whose 405 is no RFC 6749 section 5.2 error response). */
+  method?: string;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -93,6 +102,8 @@ export class AuditContext {
   /** The redirect URI as configured, the one the registered client expects. */
   readonly redirectUri: string;
   readonly trace: (line: string) => void;
+  readonly apiUrl: string | undefined;
+  readonly metadataLookup: MetadataLookup | undefined;
   private readonly jar = new CookieJar();
 
   constructor(private readonly setup: AuditSetup) {
@@ -103,6 +114,19 @@ export class AuditContext {
     this.metadata = setup.metadata;
     this.redirectUri = setup.config.redirectUri;
     this.trace = setup.trace ?? (() => undefined);
+    this.apiUrl = setup.apiUrl;
+    this.metadataLookup = setup.metadataLookup;
+  }
+
+  /** An endpoint beyond authorize and token: its flag, else the metadata; undefined when neither names it. */
+  endpoint(name: ExtraEndpoint): string | undefined {
+    const value = this.config.endpoints[name] ?? this.metadata?.[name];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** The authorization server's origin: the probes send requests there only. */
+  get serverOrigin(): string {
+    return new URL(this.config.authorizationEndpoint).origin;
   }
 
   get client(): ClientCredentials {
@@ -143,7 +167,7 @@ export class AuditContext {
     const redirectUri = params.redirectUri ?? this.redirectUri;
     const serverOrigin = new URL(this.config.authorizationEndpoint).origin;
     const walk = this.setup.navigate ?? navigate;
-    const result = await walk(this.authorizationUrl(params), {
+    const result = await walk(params.rawUrl ?? this.authorizationUrl(params), {
       http: this.http,
       redirectUri,
       consent: 'approve',
@@ -187,10 +211,15 @@ export class AuditContext {
   }
 
   /** One token request, exactly as given (client authentication from `client`), recorded. */
-  async token(grant: GrantParams, client: ClientCredentials = this.client): Promise<TokenExchange> {
+  token(grant: GrantParams, client: ClientCredentials = this.client): Promise<TokenExchange> {
     const req = buildTokenRequest(this.config.tokenEndpoint, client, grant);
-    const res = await this.http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
-    const exchange: TokenExchange = { grantType: grant.grant_type, status: res.status, headers: res.headers, body: res.body };
+    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: req.headers, body: req.body });
+  }
+
+  /** A request to the token endpoint shaped by the probe (another method, parameters in the URL, repeated ones), recorded. */
+  async rawToken(grantType: string, url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<TokenExchange> {
+    const res = await this.http.request(url, init);
+    const exchange: TokenExchange = { grantType, method: init.method, status: res.status, headers: res.headers, body: res.body };
     try {
       exchange.json = JSON.parse(res.body);
       const error = parseOAuthErrorBody(exchange.json);
@@ -199,8 +228,15 @@ export class AuditContext {
       // not JSON: the error-format probe reports it
     }
     this.exchanges.push(exchange);
-    this.trace(`audit: token request (${grant.grant_type}) -> ${describeExchange(exchange)}`);
+    this.trace(`audit: token request (${grantType}) -> ${describeExchange(exchange)}`);
     return exchange;
+  }
+
+  /** The token request that would redeem a code, built but not sent: for probes that reshape it. */
+  redemptionRequest(issued: IssuedCode): { url: string; method: string; headers: Record<string, string>; body: string } {
+    const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
+    const req = buildTokenRequest(this.config.tokenEndpoint, this.client, grant);
+    return { url: req.url, method: req.method, headers: req.headers, body: req.body };
   }
 
   /** Redeems an issued code the way the client normally would. */

@@ -4,7 +4,8 @@ import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import type { Renderer } from '../output/render.js';
-import type { AuditReport, ProbeStatus } from '../audit/types.js';
+import type { ProbeStatus } from '../audit/types.js';
+import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
@@ -22,8 +23,12 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   secondClientId?: string;
   secondClientSecret?: string;
   probe?: string[];
+  only?: string[];
+  skip?: string[];
+  apiUrl?: string;
   json?: boolean;
   junit?: string;
+  markdown?: string;
 }
 
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
@@ -37,7 +42,8 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     import('../audit/runner.js'),
     import('../audit/probes/index.js'),
   ]);
-  const probes = selectProbes(PROBES, options.probe);
+  const apiUrl = checkApiUrl(options.apiUrl);
+  const probes = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
@@ -46,7 +52,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
-    const { issuer, metadata } = await findMetadata(http, config, renderer);
+    const { issuer, metadata, lookup } = await findMetadata(http, config, renderer);
     if (driver) {
       renderer.trace('audit: authorization requests go through headless Chromium');
       browser = await driver.createBrowserNavigator({ browserPath: account.browserPath, env: io.env });
@@ -58,6 +64,8 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       secondClient: secondClient(options, io.env),
       issuer,
       metadata,
+      metadataLookup: lookup,
+      apiUrl,
       trace: (line) => quiet.trace(line),
       showSecrets: options.showSecrets,
       navigate: browser ? (url, walkOptions) => browser!.navigate(url, walkOptions) : undefined,
@@ -66,7 +74,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     const report = await runAudit(ctx, probes, {
       onResult: (r) => renderer.info(`${paintStatus(renderer, r.status)} ${r.id}`),
     });
-    if (options.junit !== undefined) await writeJUnit(options.junit, report, config);
+    const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
+    if (options.junit !== undefined) await writeReport('--junit', options.junit, async () => (await import('../audit/junit.js')).toJUnitXml(report, suite));
+    if (options.markdown !== undefined) await writeReport('--markdown', options.markdown, async () => (await import('../audit/markdown.js')).toMarkdown(report, suite));
     if (options.json) {
       io.stdout.write(`${JSON.stringify({ probes: report.probes, summary: report.summary }, null, 2)}\n`);
     } else {
@@ -80,15 +90,28 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   }
 }
 
-function selectProbes<T extends { id: string }>(all: readonly T[], wanted: readonly string[] | undefined): readonly T[] {
-  if (!wanted || wanted.length === 0) return all;
-  const ids = wanted
-    .flatMap((w) => w.split(','))
-    .map((w) => w.trim())
-    .filter(Boolean);
-  const unknown = ids.filter((id) => !all.some((p) => p.id === id));
-  if (unknown.length > 0) throw new UsageError(`unknown probe ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, `probes: ${all.map((p) => p.id).join(', ')}`);
-  return all.filter((p) => ids.includes(p.id));
+/** --only (and its older name --probe) and --skip: probe ids, comma-separated or repeated; an unknown one is a usage error. */
+function selectProbes<T extends { id: string }>(all: readonly T[], only: readonly string[], skip: readonly string[]): readonly T[] {
+  const ids = (list: readonly string[]) =>
+    list
+      .flatMap((w) => w.split(','))
+      .map((w) => w.trim())
+      .filter(Boolean);
+  const [wanted, unwanted] = [ids(only), ids(skip)];
+  const unknown = [...wanted, ...unwanted].filter((id) => !all.some((p) => p.id === id));
+  if (unknown.length > 0) throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `probes: ${all.map((p) => p.id).join(', ')}`);
+  return all.filter((p) => (wanted.length === 0 || wanted.includes(p.id)) && !unwanted.includes(p.id));
+}
+
+function checkApiUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`--api-url ${JSON.stringify(value)} is not an http(s) URL`, 'give the URL of a protected resource that accepts the access tokens, e.g. https://api.example.com/me');
 }
 
 function secondClient(options: AuditOptions, env: NodeJS.ProcessEnv): ClientCredentials | undefined {
@@ -101,33 +124,33 @@ function secondClient(options: AuditOptions, env: NodeJS.ProcessEnv): ClientCred
 }
 
 /**
- * The issuer and its metadata, for the iss and PKCE probes: from --issuer discovery when it ran, else
- * looked up quietly at the authorization server itself (the issuer is the endpoint's base URL there).
+ * The issuer and its metadata: --issuer's discovery when it ran, else looked up where the issuer would
+ * be (--auth-url, else the authorization endpoint's origin). Every answer is kept for the metadata probe;
+ * an assumed issuer is trusted only when the document names it.
  */
-async function findMetadata(http: HttpClient, config: FlowConfig, renderer: Renderer): Promise<{ issuer?: string; metadata?: AuthorizationServerMetadata }> {
-  if (config.metadata) return { issuer: config.metadata.issuer, metadata: config.metadata };
-  const { discoverMetadata } = await import('../client/endpoints.js');
-  const endpoint = new URL(config.authorizationEndpoint);
-  const candidates = config.issuer !== undefined ? [config.issuer] : [`${endpoint.origin}${endpoint.pathname.replace(/\/[^/]*$/, '')}`];
-  for (const candidate of candidates) {
-    try {
-      const found = await discoverMetadata(http, candidate);
-      renderer.trace(`audit: metadata found at ${found.url}`);
-      return { issuer: found.metadata.issuer, metadata: found.metadata };
-    } catch {
-      renderer.trace(`audit: no metadata for ${candidate}`);
-    }
+async function findMetadata(http: HttpClient, config: FlowConfig, renderer: Renderer): Promise<{ issuer?: string; metadata?: AuthorizationServerMetadata; lookup?: MetadataLookup }> {
+  const { lookUpMetadata, assumedIssuer, sameIgnoringTrailingSlash } = await import('../audit/metadata-lookup.js');
+  const given = config.issuer !== undefined;
+  const asked = config.issuer ?? assumedIssuer(config.authUrl, config.authorizationEndpoint);
+  let lookup: MetadataLookup | undefined;
+  try {
+    lookup = await lookUpMetadata(http, asked, given);
+    renderer.trace(lookup.found ? `audit: metadata found at ${lookup.found.url}` : `audit: no metadata for ${asked}`);
+  } catch (err) {
+    renderer.trace(`audit: no metadata for ${asked}: ${(err as Error).message}`);
   }
-  return config.issuer !== undefined ? { issuer: config.issuer } : {};
+  if (config.metadata) return { issuer: config.metadata.issuer, metadata: config.metadata, lookup };
+  const document = lookup?.found?.document;
+  if (document && sameIgnoringTrailingSlash(document.issuer, asked)) return { issuer: String(document.issuer), metadata: document as AuthorizationServerMetadata, lookup };
+  return { ...(given ? { issuer: asked } : {}), lookup };
 }
 
-async function writeJUnit(file: string, report: AuditReport, config: FlowConfig): Promise<void> {
-  const [{ toJUnitXml }, { writeFileAtomic }] = await Promise.all([import('../audit/junit.js'), import('../store/atomic-file.js')]);
-  const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
+async function writeReport(flag: string, file: string, render: () => Promise<string>): Promise<void> {
+  const [text, { writeFileAtomic }] = await Promise.all([render(), import('../store/atomic-file.js')]);
   try {
-    await writeFileAtomic(file, toJUnitXml(report, suite), { mode: 0o644, dirMode: 0o755 });
+    await writeFileAtomic(file, text, { mode: 0o644, dirMode: 0o755 });
   } catch (err) {
-    throw new UsageError(`cannot write --junit ${JSON.stringify(file)}: ${(err as Error).message}`, 'give a path in a writable directory');
+    throw new UsageError(`cannot write ${flag} ${JSON.stringify(file)}: ${(err as Error).message}`, 'give a path in a writable directory');
   }
 }
 
@@ -145,9 +168,13 @@ export function register(program: Command, io: IO): void {
   addCredentialOptions(cmd)
     .option('--second-client-id <ID>', 'another registered client, for the code-to-client binding probe')
     .option('--second-client-secret <S>', `its secret, if it is confidential (also ${SECOND_CLIENT_SECRET_ENV})`)
-    .option('--probe <ID>', 'run only these probes (comma-separated or repeated)', collect)
+    .option('--only <ID>', 'run only these probes (comma-separated or repeated)', collect)
+    .option('--probe <ID>', 'the same as --only', collect)
+    .option('--skip <ID>', 'leave these probes out (comma-separated or repeated)', collect)
+    .option('--api-url <URL>', 'a protected resource that accepts the access tokens: code-single-use checks there that revoked tokens stop working')
     .option('--json', 'print {"probes":[{"id","title","status","rfc","detail"}],"summary":{"pass","fail","warn","skip"}}')
-    .option('--junit <FILE>', 'also write the report as JUnit XML to FILE');
+    .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
+    .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")');
   addBrowserDriverOptions(cmd);
   addCommonOptions(cmd).addHelpText(
     'after',

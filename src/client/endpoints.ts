@@ -18,7 +18,8 @@ export async function discoverMetadata(http: HttpClient, issuer: string): Promis
   for (const location of metadataLocations(issuer)) {
     const res = await http.request(location.url, { headers: { accept: 'application/json' } });
     if (res.status !== 200) {
-      tried.push(`${location.url} answered HTTP ${res.status}`);
+      const moved = res.status >= 300 && res.status < 400 && res.headers.location ? ` (Location: ${res.headers.location})` : '';
+      tried.push(`${location.url} answered HTTP ${res.status}${moved}`);
       continue;
     }
     let json: unknown;

@@ -20,7 +20,11 @@ export const clientSecretWrongProbe: Probe = {
       // With Basic the status MUST be 401; otherwise 401 is allowed and 400 is common.
       return basic ? fail(`${seen}: must be HTTP 401 when the client authenticated with Basic`) : warn(`${seen}: HTTP 401 is the usual answer`);
     }
-    if (basic && !exchange.headers['www-authenticate']) return warn(`${seen}, but without the WWW-Authenticate header a 401 must carry`);
-    return pass(`${seen} (${client.authMethod})${exchange.headers['www-authenticate'] ? `, WWW-Authenticate: ${exchange.headers['www-authenticate']}` : ''}`);
+    const challenge = exchange.headers['www-authenticate'];
+    if (basic && !challenge) return warn(`${seen}, but without the WWW-Authenticate header a 401 must carry`);
+    // Section 5.2: the header names the authentication scheme the client used (Basic here).
+    if (basic && challenge && !/^\s*basic(\s|,|$)/i.test(challenge) && !/,\s*basic(\s|,|$)/i.test(challenge))
+      return warn(`${seen}, but WWW-Authenticate: ${challenge} names another scheme than the Basic the client used (RFC 6749 §5.2)`);
+    return pass(`${seen} (${client.authMethod})${challenge ? `, WWW-Authenticate: ${challenge}` : ''}`);
   },
 };

@@ -1,5 +1,6 @@
-import { describeExchange, issuedTokens } from '../context.js';
-import { fail, pass, skip, type Probe } from '../types.js';
+import { issuedTokens } from '../context.js';
+import { refusedWithInvalidGrant } from '../error-code.js';
+import { fail, skip, type Probe } from '../types.js';
 
 /** RFC 6749 section 4.1.3: a code issued to one client is refused to another. */
 export const codeClientBindingProbe: Probe = {
@@ -13,6 +14,6 @@ export const codeClientBindingProbe: Probe = {
     const issued = await ctx.obtainCode();
     const stolen = await ctx.redeem(issued, {}, second);
     if (issuedTokens(stolen)) return fail(`client ${second.clientId} redeemed a code issued to ${ctx.config.clientId}`);
-    return pass(`client ${second.clientId} was refused the code of ${ctx.config.clientId}: ${describeExchange(stolen)}`);
+    return refusedWithInvalidGrant(stolen, `the code of ${ctx.config.clientId} redeemed by client ${second.clientId}`);
   },
 };

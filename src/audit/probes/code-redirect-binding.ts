@@ -1,4 +1,5 @@
 import { describeExchange, issuedTokens } from '../context.js';
+import { refusedWithInvalidGrant } from '../error-code.js';
 import { fail, pass, warn, type Probe } from '../types.js';
 
 /**
@@ -17,6 +18,7 @@ export const codeRedirectBindingProbe: Probe = {
     const issued = await ctx.obtainCode();
     const changed = await ctx.redeem(issued, { redirect_uri: other.href });
     if (issuedTokens(changed)) return fail(`a code issued for ${ctx.redirectUri} was redeemed with redirect_uri=${other.href}`);
+    const otherUri = refusedWithInvalidGrant(changed, 'other redirect_uri');
     const again = await ctx.obtainCode();
     const missing = await ctx.redeem(again, { redirect_uri: undefined });
     if (issuedTokens(missing)) {
@@ -24,6 +26,7 @@ export const codeRedirectBindingProbe: Probe = {
         `other redirect_uri refused (${describeExchange(changed)}), but a code was redeemed without redirect_uri (RFC 6749 §4.1.3 requires it; harmless only with a single registered redirect URI)`,
       );
     }
-    return pass(`other redirect_uri refused (${describeExchange(changed)}); missing redirect_uri refused (${describeExchange(missing)})`);
+    const text = `${otherUri.detail}; missing redirect_uri refused (${describeExchange(missing)})`;
+    return otherUri.status === 'pass' ? pass(text) : warn(text);
   },
 };

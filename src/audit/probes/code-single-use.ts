@@ -1,7 +1,12 @@
 import { describeExchange, issuedTokens } from '../context.js';
+import { refusedWithInvalidGrant } from '../error-code.js';
+import { checkLiveness, tokensOf } from '../token-liveness.js';
 import { fail, pass, warn, type Probe } from '../types.js';
 
-/** RFC 6749 sections 4.1.2 and 10.5: an authorization code is redeemed once; a second use is refused. */
+/**
+ * RFC 6749 sections 4.1.2 and 10.5: an authorization code is redeemed once; a second use is refused
+ * and the tokens issued for the first use SHOULD be revoked.
+ */
 export const codeSingleUseProbe: Probe = {
   id: 'code-single-use',
   title: 'authorization code works once only',
@@ -10,10 +15,14 @@ export const codeSingleUseProbe: Probe = {
   async run(ctx) {
     const issued = await ctx.obtainCode();
     const first = await ctx.redeem(issued);
-    if (!issuedTokens(first)) return fail(`the first use was refused: ${describeExchange(first)}`);
+    const tokens = tokensOf(first.json);
+    if (!issuedTokens(first) || !tokens) return fail(`the first use was refused: ${describeExchange(first)}`);
     const second = await ctx.redeem(issued);
     if (issuedTokens(second)) return fail('the second use of the same code got tokens again');
-    if (second.error?.error !== 'invalid_grant') return warn(`the second use was refused, but with ${describeExchange(second)} instead of invalid_grant`);
-    return pass(`second use refused: ${describeExchange(second)}`);
+    const liveness = await checkLiveness(ctx, tokens);
+    const verdict = refusedWithInvalidGrant(second, 'second use');
+    if (liveness.valid === true) return warn(`${verdict.detail}; but the tokens of the first use stay valid after the reuse (${liveness.how}; RFC 6749 §4.1.2: SHOULD be revoked)`);
+    const revoked = liveness.valid === false ? `; the tokens of the first use were revoked (${liveness.how})` : `; whether the first tokens were revoked is unknown (${liveness.how})`;
+    return verdict.status === 'pass' ? pass(`${verdict.detail}${revoked}`) : warn(`${verdict.detail}${revoked}`);
   },
 };

@@ -38,7 +38,7 @@ export const errorFormatProbe: Probe = {
   rfc: 'RFC 6749 §5.2',
   async run(ctx) {
     await ctx.token({ grant_type: 'urn:oauthctl:audit:unsupported' });
-    const errors = ctx.exchanges.filter((x) => x.status >= 400);
+    const errors = ctx.exchanges.filter((x) => x.status >= 400 && (x.method === undefined || x.method === 'POST'));
     if (errors.length === 0) return skip('no error response seen');
     const problems = errors.flatMap((x) => {
       const problem = errorResponseProblem(x);

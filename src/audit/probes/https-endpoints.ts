@@ -1,10 +1,5 @@
+import { isLoopbackHost } from '../loopback.js';
 import { pass, warn, type Probe } from '../types.js';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-function isLoopback(url: URL): boolean {
-  return LOOPBACK.has(url.hostname) || /^127\./.test(url.hostname);
-}
 
 /** RFC 6749 sections 3.1 and 3.2 (TLS required) and RFC 8252 section 8.3 (loopback excepted). */
 export const httpsEndpointsProbe: Probe = {
@@ -23,7 +18,7 @@ export const httpsEndpointsProbe: Probe = {
       if (!value) continue;
       const url = new URL(value);
       if (url.protocol === 'https:') continue;
-      (isLoopback(url) ? loopback : plain).push(`${name} ${value}`);
+      (isLoopbackHost(url.hostname) ? loopback : plain).push(`${name} ${value}`);
     }
     if (plain.length > 0) return warn(`plain http: ${plain.join(', ')}`);
     return pass(loopback.length > 0 ? `https, or http on loopback (${loopback.map((l) => l.split(' ')[0]).join(', ')})` : 'all https');

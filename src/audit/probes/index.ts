@@ -5,17 +5,26 @@ import { codeRedirectBindingProbe } from './code-redirect-binding.js';
 import { codeSingleUseProbe } from './code-single-use.js';
 import { errorFormatProbe } from './error-format.js';
 import { flowProbe } from './flow.js';
+import { framingProbe } from './framing.js';
 import { httpsEndpointsProbe } from './https-endpoints.js';
+import { idTokenProbe } from './id-token.js';
 import { implicitProbe } from './implicit.js';
 import { issProbe } from './iss.js';
+import { jwksProbe } from './jwks.js';
+import { metadataProbe } from './metadata.js';
+import { openRedirectorProbe } from './open-redirector.js';
 import { pkceDowngradeProbe } from './pkce-downgrade.js';
 import { pkcePlainProbe } from './pkce-plain.js';
 import { pkceRequiredProbe } from './pkce-required.js';
 import { pkceWrongVerifierProbe } from './pkce-wrong-verifier.js';
 import { redirectUriExactProbe } from './redirect-uri-exact.js';
 import { refreshRotationProbe } from './refresh-rotation.js';
+import { repeatedParamsProbe } from './repeated-params.js';
 import { stateProbe } from './state.js';
+import { tlsProbe } from './tls.js';
 import { tokenNoStoreProbe } from './token-no-store.js';
+import { tokenPostOnlyProbe } from './token-post-only.js';
+import { unknownParamsProbe } from './unknown-params.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly Probe[] = [
@@ -30,10 +39,19 @@ export const PROBES: readonly Probe[] = [
   pkceDowngradeProbe,
   pkcePlainProbe,
   redirectUriExactProbe,
+  openRedirectorProbe,
   clientSecretWrongProbe,
   implicitProbe,
   refreshRotationProbe,
+  idTokenProbe,
+  tokenPostOnlyProbe,
+  repeatedParamsProbe,
+  unknownParamsProbe,
+  framingProbe,
+  metadataProbe,
+  jwksProbe,
   httpsEndpointsProbe,
+  tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
 ];

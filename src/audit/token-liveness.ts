@@ -1,0 +1,51 @@
+import { postAuthenticated } from '../client/endpoint-request.js';
+import { issuedTokens, type AuditContext } from './context.js';
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken?: string | undefined;
+}
+
+/** Whether tokens still work, and how that was found out; `valid` is undefined when nothing could tell. */
+export interface Liveness {
+  valid: boolean | undefined;
+  how: string;
+}
+
+/** The access and refresh token of a token response, when it issued them. */
+export function tokensOf(json: unknown): IssuedTokens | undefined {
+  if (!json || typeof json !== 'object') return undefined;
+  const o = json as Record<string, unknown>;
+  if (typeof o.access_token !== 'string') return undefined;
+  return { accessToken: o.access_token, refreshToken: typeof o.refresh_token === 'string' ? o.refresh_token : undefined };
+}
+
+/**
+ * Asks whether tokens are still valid: introspection when the server offers it (RFC 7662 section 2.2,
+ * `active`), else a refresh with the refresh token, else a call of --api-url with the access token.
+ */
+export async function checkLiveness(ctx: AuditContext, tokens: IssuedTokens): Promise<Liveness> {
+  const introspection = ctx.endpoint('introspection_endpoint');
+  if (introspection !== undefined) {
+    const res = await postAuthenticated(ctx.http, ctx.client, introspection, { token: tokens.accessToken, token_type_hint: 'access_token' });
+    let active: unknown;
+    try {
+      active = (JSON.parse(res.body) as Record<string, unknown>).active;
+    } catch {
+      active = undefined;
+    }
+    if (res.status === 200 && typeof active === 'boolean') return { valid: active, how: `introspection says active=${active}` };
+    ctx.trace(`audit: introspection answered HTTP ${res.status} without an active member`);
+  }
+  if (tokens.refreshToken !== undefined) {
+    const refreshed = await ctx.token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken });
+    return { valid: issuedTokens(refreshed), how: issuedTokens(refreshed) ? 'the refresh token still works' : 'the refresh token is refused' };
+  }
+  if (ctx.apiUrl !== undefined) {
+    const res = await ctx.http.request(ctx.apiUrl, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    if (res.status >= 200 && res.status < 300) return { valid: true, how: `${ctx.apiUrl} still accepts the access token` };
+    if (res.status === 401) return { valid: false, how: `${ctx.apiUrl} refuses the access token (HTTP 401)` };
+    return { valid: undefined, how: `${ctx.apiUrl} answered HTTP ${res.status}` };
+  }
+  return { valid: undefined, how: 'no introspection endpoint, no refresh token and no --api-url to check them with' };
+}
