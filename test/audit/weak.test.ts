@@ -14,11 +14,27 @@ afterEach(async () => {
 const PUBLIC = ['--client-id', 'pub', '--pkce'];
 const CONFIDENTIAL = ['--client-id', 'conf', '--client-secret', 'conf-secret'];
 
+const SCOPE = ['--scope', 'photo openid'];
+
 async function audit(weak: Weaknesses, client: string[], ...extra: string[]): Promise<{ code: number; report: AuditReport; byId: Record<string, { status: ProbeStatus; detail: string }> }> {
   server = await startWeakServer(weak);
   const io = memoryIO();
   const code = await run(
-    ['audit', '--auth-url', server.url, ...client, '--scope', 'photo', '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--json', ...extra],
+    [
+      'audit',
+      '--auth-url',
+      server.url,
+      ...client,
+      ...(extra.includes('--scope') ? [] : SCOPE),
+      '--redirect-uri',
+      'http://127.0.0.1/callback',
+      '--username',
+      'u',
+      '--password',
+      'p',
+      '--json',
+      ...extra,
+    ],
     io,
   );
   const report = JSON.parse(io.out()) as AuditReport;
@@ -29,10 +45,19 @@ async function audit(weak: Weaknesses, client: string[], ...extra: string[]): Pr
 describe('audit against a correct server', () => {
   it('passes every probe (the baseline the weakened servers are compared with)', async () => {
     const { code, report } = await audit({}, PUBLIC, '--second-client-id', 'other', '--second-client-secret', 'other-secret');
-    expect(report.probes.filter((p) => p.status !== 'pass').map((p) => p.id)).toEqual(['client-secret-wrong']);
+    // The secret probe needs a confidential client; TLS needs https (test/audit/tls.test.ts).
+    expect(report.probes.filter((p) => p.status !== 'pass').map((p) => [p.id, p.status])).toEqual([
+      ['client-secret-wrong', 'skip'],
+      ['tls', 'skip'],
+    ]);
     expect(code).toBe(0);
+    await server?.close();
     const confidential = await audit({}, CONFIDENTIAL);
-    expect(confidential.byId['client-secret-wrong']?.status).toBe('pass');
+    expect(confidential.report.probes.filter((p) => p.status !== 'pass').map((p) => [p.id, p.status])).toEqual([
+      ['code-client-binding', 'skip'],
+      ['pkce-required', 'skip'],
+      ['tls', 'skip'],
+    ]);
   });
 });
 
@@ -62,19 +87,84 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
   { probe: 'error-format', weak: { textErrors: true }, expected: 'fail', detail: /Content-Type is "text\/plain", not application\/json/ },
   { probe: 'implicit-refused', weak: { implicit: true }, expected: 'warn', detail: /issued an access token in the fragment/ },
   { probe: 'token-no-store', weak: { noStore: true }, expected: 'fail', detail: /lack no-store \(Cache-Control: absent\)/ },
-  { probe: 'refresh-rotation', weak: { noRotation: true }, expected: 'warn', detail: /not rotated/ },
+  { probe: 'refresh-rotation', weak: { noRotation: true }, expected: 'fail', detail: /public client is neither rotated nor sender-constrained/ },
+  { probe: 'refresh-rotation', weak: { noRotation: true }, client: CONFIDENTIAL, expected: 'pass', detail: /^not rotated, which RFC 9700 §4.14.2 allows for a confidential client/ },
   { probe: 'refresh-rotation', weak: { refreshReuse: true }, expected: 'warn', detail: /old refresh token still works/ },
+  { probe: 'refresh-rotation', weak: { familySurvives: true }, expected: 'warn', detail: /reuse refused \(HTTP 400 invalid_grant\), but the newest refresh token still works after the reuse/ },
   { probe: 'refresh-rotation', weak: { noRefreshTokens: true }, expected: 'skip', detail: /no refresh token issued/ },
+  {
+    probe: 'redirect-uri-exact',
+    weak: { redirectUriMatch: 'ignore-query' },
+    expected: 'fail',
+    detail: /^added query parameter \(http:\/\/127.0.0.1\/callback\?next=https%3A%2F%2Fevil.example\) got a redirect with a code; not applied: other port/,
+  },
+  {
+    probe: 'open-redirector',
+    weak: { errorRedirectUnregistered: true },
+    expected: 'fail',
+    detail: /^redirected with error=unsupported_response_type to the unregistered https:\/\/oauthctl-audit.invalid\/open-redirect$/,
+  },
+  {
+    probe: 'client-secret-wrong',
+    weak: { bearerChallenge: true },
+    client: CONFIDENTIAL,
+    expected: 'warn',
+    detail: /WWW-Authenticate: Bearer realm="weak" names another scheme than the Basic the client used/,
+  },
+  {
+    probe: 'code-single-use',
+    weak: { keepTokensOnCodeReuse: true },
+    extra: ['--scope', 'photo offline_access'],
+    expected: 'warn',
+    detail: /^second use refused: HTTP 400 invalid_grant; but the tokens of the first use stay valid after the reuse \(the refresh token still works/,
+  },
+  { probe: 'code-single-use', weak: { wrongGrantErrorCode: true }, expected: 'warn', detail: /^second use refused, but with HTTP 400 invalid_request instead of invalid_grant/ },
+  { probe: 'code-redirect-binding', weak: { wrongGrantErrorCode: true }, expected: 'warn', detail: /^other redirect_uri refused, but with HTTP 400 invalid_request instead of invalid_grant/ },
+  {
+    probe: 'code-client-binding',
+    weak: { wrongGrantErrorCode: true },
+    extra: ['--second-client-id', 'other', '--second-client-secret', 'other-secret'],
+    expected: 'warn',
+    detail: /redeemed by client other refused, but with HTTP 400 invalid_request instead of invalid_grant/,
+  },
+  { probe: 'pkce-wrong-verifier', weak: { wrongGrantErrorCode: true }, expected: 'warn', detail: /^wrong code_verifier refused, but with HTTP 400 invalid_request instead of invalid_grant/ },
+  { probe: 'framing', weak: { framable: true }, expected: 'warn', detail: /\/authorize: neither X-Frame-Options DENY\/SAMEORIGIN nor CSP frame-ancestors/ },
+  { probe: 'metadata', weak: { metadataIssuer: 'https://other.example' }, expected: 'fail', detail: /issuer "https:\/\/other.example" is not "http:\/\/127.0.0.1:\d+", the one asked for/ },
+  { probe: 'metadata', weak: { metadataNoS256: true }, expected: 'fail', detail: /code_challenge_methods_supported lists plain, not S256/ },
+  {
+    probe: 'metadata',
+    weak: { metadataRedirect: true },
+    expected: 'warn',
+    detail: /oauth-authorization-server answered HTTP 302 \(Location: https:\/\/metadata.example\/oauth-authorization-server\)/,
+  },
+  { probe: 'jwks', weak: { jwksPrivate: true }, expected: 'fail', detail: /^key "weak-1" publishes private key material \(d, p, q, dp, dq, qi\)$/ },
+  { probe: 'jwks', weak: { jwksShortRsa: true }, expected: 'fail', detail: /^key "weak-short" is RSA with 1024 bits, fewer than 2048/ },
+  { probe: 'jwks', weak: { jwksNoKid: true }, expected: 'warn', detail: /^key #1 has no kid$/ },
+  { probe: 'id-token', weak: { idTokenAlgNone: true }, expected: 'fail', detail: /^the id_token is unsigned \(alg none\)$/ },
+  { probe: 'id-token', weak: { idTokenBadAtHash: true }, expected: 'fail', detail: /^at_hash "[\w-]+" does not match the access token$/ },
+  { probe: 'token-post-only', weak: { tokenAcceptsGet: true }, expected: 'fail', detail: /^a GET with the grant in the query string got tokens$/ },
+  {
+    probe: 'token-post-only',
+    weak: { secretInQuery: true },
+    client: CONFIDENTIAL,
+    expected: 'fail',
+    detail: /^GET refused \(HTTP 405 invalid_request\), but a POST with client_secret in the query string got tokens$/,
+  },
+  { probe: 'repeated-params', weak: { acceptRepeated: true }, expected: 'fail', detail: /issued a code for a request with state twice/ },
+  { probe: 'unknown-params', weak: { rejectUnknownParams: true }, expected: 'fail', detail: /oauthctl_audit_unknown was refused: error=invalid_request/ },
 ];
 
-function weaknessCases(...driver: string[]): void {
-  for (const c of CASES) {
+/** The probes whose verdict depends on how the authorization requests are walked (pages, redirects, fragments). */
+const NAVIGATION_PROBES = new Set(['flow', 'state', 'iss', 'pkce-required', 'pkce-plain', 'redirect-uri-exact', 'open-redirector', 'implicit-refused', 'repeated-params', 'unknown-params']);
+
+function weaknessCases(cases: typeof CASES, base: Weaknesses, ...driver: string[]): void {
+  for (const c of cases) {
     it(`${c.probe}: ${Object.keys(c.weak).join(', ')} -> ${c.expected}`, async () => {
-      const { code, byId } = await audit(c.weak, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []), ...driver);
+      const { code, byId } = await audit({ ...base, ...c.weak }, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []), ...driver);
       expect(byId[c.probe]?.status).toBe(c.expected);
       expect(byId[c.probe]?.detail).toMatch(c.detail);
       expect(code).toBe(c.expected === 'fail' ? 1 : 0);
-    });
+    }, 60_000);
   }
 }
 
@@ -84,20 +174,27 @@ function weaknessCases(...driver: string[]): void {
 describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium: the same verdicts through a real browser', () => {
   it('passes every probe against a correct server', async () => {
     const { code, report } = await audit({}, PUBLIC, '--second-client-id', 'other', '--second-client-secret', 'other-secret', '--browser-driver', 'chromium');
-    expect(report.probes.filter((p) => p.status !== 'pass').map((p) => p.id)).toEqual(['client-secret-wrong']);
+    expect(report.probes.filter((p) => p.status !== 'pass').map((p) => p.id)).toEqual(['client-secret-wrong', 'tls']);
     expect(code).toBe(0);
-  });
-  weaknessCases('--browser-driver', 'chromium');
+  }, 90_000);
+  // autoLogin: after a login form POST, Chromium follows the server's redirects itself, unseen by the
+  // navigator, and a fragment in the last one is lost (a known limit of --browser-driver).
+  weaknessCases(
+    CASES.filter((c) => NAVIGATION_PROBES.has(c.probe)),
+    { autoLogin: true },
+    '--browser-driver',
+    'chromium',
+  );
 });
 
 describe('audit against weakened servers: every probe catches its weakness', () => {
-  weaknessCases();
+  weaknessCases(CASES, {});
 
   it('skips the probes that need a working flow when the flow fails', async () => {
     const { report } = await audit({ brokenToken: true }, PUBLIC);
     const byStatus = (s: ProbeStatus) => report.probes.filter((p) => p.status === s).map((p) => p.id);
     expect(byStatus('fail')).toEqual(['flow']);
-    expect(byStatus('pass')).toEqual(['https-endpoints', 'error-format']);
+    expect(byStatus('pass')).toEqual(['metadata', 'jwks', 'https-endpoints', 'error-format']);
     expect(report.probes.find((p) => p.id === 'state')?.detail).toBe('needs a working flow (the flow probe failed)');
   });
 });

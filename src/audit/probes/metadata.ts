@@ -58,7 +58,7 @@ export const metadataProbe: Probe = {
       const text = `no metadata for ${lookup.issuer}${lookup.given ? '' : ' (assumed issuer; give --issuer)'}: ${describeAttempts(lookup)}`;
       return redirected.length > 0 ? warn(text) : skip(text);
     }
-    const problems = metadataProblems(lookup.found.document, lookup.issuer, lookup.found.kind === 'openid-configuration' || ctx.config.scopes.includes('openid'), lookup.given);
+    const problems = metadataProblems(lookup.found.document, lookup.issuer, lookup.found.kind === 'openid-configuration', lookup.given);
     const redirects = redirected.length > 0 ? `; before it, ${describeAttempts({ ...lookup, attempts: redirected })}` : '';
     if (problems.length > 0) return fail(`${lookup.found.url}: ${problems.join('; ')}${redirects}`);
     if (redirected.length > 0) return warn(`${lookup.found.url} is correct${redirects}`);

@@ -1,13 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createWeakKeys, type KeyWeaknesses } from './weak-keys.js';
 
 /**
  * A small authorization server for the audit's tests: correct by default, with one switch per
- * weakness, so that every probe has a server on which it must fail. It logs in automatically (no
- * pages): the audit's headless agent simply follows its redirect.
+ * weakness, so that every probe has a server on which it must fail. Its login page is a plain form
+ * the audit's headless agent fills in once; after that it redirects at once.
  */
-export interface Weaknesses {
+export interface Weaknesses extends KeyWeaknesses {
   /** The token endpoint always fails: the flow never completes. */
   brokenToken?: boolean;
   /** The state comes back with its spaces turned into '+' (decoded and re-encoded wrongly). */
@@ -16,6 +18,10 @@ export interface Weaknesses {
   noIss?: boolean;
   wrongIss?: boolean;
   codeReusable?: boolean;
+  /** A reused code is refused, but the tokens of its first use stay valid. */
+  keepTokensOnCodeReuse?: boolean;
+  /** Where RFC 6749 section 5.2 says invalid_grant, the server says invalid_request. */
+  wrongGrantErrorCode?: boolean;
   ignoreRedirectUriAtToken?: boolean;
   ignoreClientAtToken?: boolean;
   /** Public clients may leave out the code challenge. */
@@ -23,20 +29,49 @@ export interface Weaknesses {
   ignoreVerifier?: boolean;
   allowDowngrade?: boolean;
   allowPlain?: boolean;
-  /** Redirect URIs are compared by prefix, or not at all. */
-  redirectUriMatch?: 'prefix' | 'any';
+  /** Redirect URIs compared by prefix, not at all, or without their query. */
+  redirectUriMatch?: 'prefix' | 'any' | 'ignore-query';
+  /** An invalid request with an unregistered redirect URI is redirected there with the error. */
+  errorRedirectUnregistered?: boolean;
   acceptWrongSecret?: boolean;
   wrongSecretStatus?: number;
+  /** The 401 after Basic authentication names the Bearer scheme. */
+  bearerChallenge?: boolean;
   textErrors?: boolean;
   implicit?: boolean;
   noStore?: boolean;
   noRotation?: boolean;
   refreshReuse?: boolean;
+  /** A reused refresh token is refused, but the newest of its family keeps working. */
+  familySurvives?: boolean;
   noRefreshTokens?: boolean;
+  /** The login page sends neither X-Frame-Options nor CSP frame-ancestors. */
+  framable?: boolean;
+  /** The metadata names another issuer, or no S256, or is a redirect elsewhere. */
+  metadataIssuer?: string;
+  metadataNoS256?: boolean;
+  metadataRedirect?: boolean;
+  /** GET at the token endpoint works; client_secret is read from the URL's query. */
+  tokenAcceptsGet?: boolean;
+  secretInQuery?: boolean;
+  /** A repeated parameter is taken at its first value rather than refused. */
+  acceptRepeated?: boolean;
+  /** An unknown authorization parameter is an error. */
+  rejectUnknownParams?: boolean;
+  /** HTTPS with this key and certificate (PEM); `legacy` also offers TLS 1.0 and 1.1. */
+  tls?: { key: string; cert: string; legacy?: boolean };
+  /** No Strict-Transport-Security on the authorization endpoint (HTTPS only). */
+  noHsts?: boolean;
+  /** The endpoints live under this path (the metadata stays at the root). */
+  endpointPath?: string;
+  /** Not a weakness: no login page, every authorization request is logged in at once. */
+  autoLogin?: boolean;
 }
 
 export interface WeakServer {
   url: string;
+  /** The path (and query) of every request received, in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -46,7 +81,9 @@ interface Code {
   challenge?: string;
   method?: string;
   scope: string;
+  nonce?: string;
   used: boolean;
+  refreshTokens: string[];
 }
 
 const CLIENTS: Record<string, { secret?: string; redirectUris: string[] }> = {
@@ -54,13 +91,20 @@ const CLIENTS: Record<string, { secret?: string; redirectUris: string[] }> = {
   conf: { secret: 'conf-secret', redirectUris: ['http://127.0.0.1/callback'] },
   other: { secret: 'other-secret', redirectUris: ['http://127.0.0.1/callback'] },
 };
+const AUTHORIZE_PARAMS = new Set(['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce']);
 
 const s256 = (v: string) => createHash('sha256').update(v).digest('base64url');
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const html = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const repeated = (p: URLSearchParams) => new Set(p.keys()).size !== [...p.keys()].length;
 
 export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer> {
   const codes = new Map<string, Code>();
-  const refreshTokens = new Map<string, { clientId: string; scope: string; used: boolean }>();
+  const refreshTokens = new Map<string, { clientId: string; scope: string; used: boolean; family: string }>();
+  const revokedFamilies = new Set<string>();
+  const keys = createWeakKeys(weak);
+  const requests: string[] = [];
+  const base = weak.endpointPath ?? '';
   let issuer = '';
 
   const json = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
@@ -68,15 +112,21 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     res.end(JSON.stringify(body));
   };
   const oauthError = (res: ServerResponse, status: number, error: string, extra: Record<string, string> = {}) => {
+    const code = error === 'invalid_grant' && weak.wrongGrantErrorCode ? 'invalid_request' : error;
     if (weak.textErrors) {
       res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(`${error}\n`);
+      res.end(`${code}\n`);
       return;
     }
-    json(res, status, { error, error_description: `the request failed: ${error}` }, extra);
+    json(res, status, { error: code, error_description: `the request failed: ${code}` }, extra);
   };
+  const pageHeaders = (): Record<string, string> => ({
+    'content-type': 'text/html',
+    ...(weak.framable ? {} : { 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" }),
+    ...(weak.tls && !weak.noHsts ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+  });
   const errorPage = (res: ServerResponse, text: string) => {
-    res.writeHead(400, { 'content-type': 'text/html' });
+    res.writeHead(400, pageHeaders());
     res.end(`<!doctype html><title>Error</title><p class="error">${text}</p>`);
   };
 
@@ -84,15 +134,21 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     const registered = CLIENTS[clientId]?.redirectUris ?? [];
     if (weak.redirectUriMatch === 'any') return true;
     if (weak.redirectUriMatch === 'prefix') return registered.some((r) => uri.startsWith(r.replace(/\/callback$/, '')));
+    if (weak.redirectUriMatch === 'ignore-query') return registered.includes(uri.replace(/\?.*$/, ''));
     return registered.includes(uri);
   };
 
-  function authorize(url: URL, res: ServerResponse): void {
+  function authorize(req: IncomingMessage, url: URL, res: ServerResponse): void {
     const q = url.searchParams;
+    if (!weak.autoLogin && !/(^|;\s*)weak_session=1/.test(req.headers.cookie ?? '')) {
+      res.writeHead(200, pageHeaders());
+      res.end(
+        `<!doctype html><title>Sign in</title><form method="post" action="${base}/login"><input type="hidden" name="return" value="${html(url.href)}"><label>Username <input name="username"></label><label>Password <input type="password" name="password"></label><button type="submit">Sign in</button></form>`,
+      );
+      return;
+    }
     const clientId = q.get('client_id') ?? '';
     const redirectUri = q.get('redirect_uri') ?? '';
-    if (!CLIENTS[clientId]) return errorPage(res, 'unknown client');
-    if (!redirectAllowed(clientId, redirectUri)) return errorPage(res, 'invalid redirect_uri');
     const state = q.get('state') ?? '';
     const back = (params: Record<string, string>, fragment = false) => {
       const target = new URL(redirectUri);
@@ -101,11 +157,18 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
       else for (const [k, v] of p) target.searchParams.set(k, v);
       // The mangled state has its spaces turned into literal '+' signs (a decoding bug).
       if (weak.mangleState && !fragment) target.searchParams.set('state', state.replace(/ /g, '+'));
-      res.writeHead(302, { location: target.href });
+      res.writeHead(302, { location: target.href, ...(weak.tls && !weak.noHsts ? { 'strict-transport-security': 'max-age=31536000' } : {}) });
       res.end();
     };
-    const iss: Record<string, string> = weak.noIss ? {} : { iss: weak.wrongIss ? 'https://other.example' : issuer };
+    if (!CLIENTS[clientId]) return errorPage(res, 'unknown client');
     const responseType = q.get('response_type');
+    if (!redirectAllowed(clientId, redirectUri)) {
+      if (weak.errorRedirectUnregistered && responseType !== 'code') return back({ error: 'unsupported_response_type', state });
+      return errorPage(res, 'invalid redirect_uri');
+    }
+    const iss: Record<string, string> = weak.noIss ? {} : { iss: weak.wrongIss ? 'https://other.example' : issuer };
+    if (repeated(q) && !weak.acceptRepeated) return back({ error: 'invalid_request', error_description: 'a parameter is repeated', state, ...iss });
+    if (weak.rejectUnknownParams && [...q.keys()].some((k) => !AUTHORIZE_PARAMS.has(k))) return back({ error: 'invalid_request', error_description: 'unknown parameter', state, ...iss });
     if (responseType === 'token' && weak.implicit) return back({ access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', state }, true);
     if (responseType !== 'code') return back({ error: 'unsupported_response_type', state, ...iss });
     const challenge = q.get('code_challenge') ?? undefined;
@@ -113,8 +176,15 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     if (!challenge && !CLIENTS[clientId]?.secret && !weak.pkceOptional) return back({ error: 'invalid_request', error_description: 'code_challenge required', state, ...iss });
     if (method === 'plain' && !weak.allowPlain) return back({ error: 'invalid_request', error_description: 'plain not allowed', state, ...iss });
     const code = randomBytes(16).toString('base64url');
-    codes.set(code, { clientId, redirectUri, scope: q.get('scope') ?? '', used: false, ...(challenge ? { challenge, method: method ?? 'S256' } : {}) });
+    const nonce = q.get('nonce') ?? undefined;
+    codes.set(code, { clientId, redirectUri, scope: q.get('scope') ?? '', used: false, refreshTokens: [], ...(nonce ? { nonce } : {}), ...(challenge ? { challenge, method: method ?? 'S256' } : {}) });
     back({ code, state, ...iss });
+  }
+
+  function login(form: URLSearchParams, res: ServerResponse): void {
+    const target = new URL(form.get('return') ?? '/', issuer);
+    res.writeHead(302, { location: target.href, 'set-cookie': 'weak_session=1; Path=/; HttpOnly' });
+    res.end();
   }
 
   function authenticate(req: IncomingMessage, form: URLSearchParams): { clientId: string } | { error: number; basic: boolean } {
@@ -138,24 +208,40 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     return { clientId };
   }
 
-  function issue(res: ServerResponse, clientId: string, scope: string): void {
-    const body: Record<string, unknown> = { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 300, scope };
-    if (scope.split(' ').includes('offline_access') && !weak.noRefreshTokens) {
+  async function issue(res: ServerResponse, clientId: string, scope: string, extra: { family?: string; code?: Code } = {}): Promise<void> {
+    const accessToken = randomBytes(16).toString('hex');
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: 300, scope };
+    const scopes = scope.split(' ');
+    if (scopes.includes('offline_access') && !weak.noRefreshTokens) {
       const rt = randomBytes(16).toString('hex');
-      refreshTokens.set(rt, { clientId, scope, used: false });
+      refreshTokens.set(rt, { clientId, scope, used: false, family: extra.family ?? rt });
+      extra.code?.refreshTokens.push(rt);
       body.refresh_token = rt;
+    }
+    if (scopes.includes('openid') && extra.code) {
+      const now = Math.floor(Date.now() / 1000);
+      body.id_token = await keys.idToken({ iss: issuer, sub: 'u', aud: clientId, iat: now, exp: now + 300, ...(extra.code.nonce ? { nonce: extra.code.nonce } : {}) }, accessToken);
     }
     json(res, 200, body);
   }
 
-  function token(req: IncomingMessage, form: URLSearchParams, res: ServerResponse): void {
+  async function token(req: IncomingMessage, form: URLSearchParams, res: ServerResponse): Promise<void> {
     if (weak.brokenToken) return oauthError(res, 400, 'server_error');
     const auth = authenticate(req, form);
-    if ('error' in auth) return oauthError(res, auth.error, 'invalid_client', auth.basic && auth.error === 401 ? { 'www-authenticate': 'Basic realm="weak"' } : {});
+    if ('error' in auth) {
+      const challenge = weak.bearerChallenge ? 'Bearer realm="weak"' : 'Basic realm="weak"';
+      return oauthError(res, auth.error, 'invalid_client', auth.basic && auth.error === 401 ? { 'www-authenticate': challenge } : {});
+    }
+    if (repeated(form) && !weak.acceptRepeated) return oauthError(res, 400, 'invalid_request');
     const grantType = form.get('grant_type');
     if (grantType === 'authorization_code') {
       const code = codes.get(form.get('code') ?? '');
-      if (!code || (code.used && !weak.codeReusable)) return oauthError(res, 400, 'invalid_grant');
+      if (!code) return oauthError(res, 400, 'invalid_grant');
+      if (code.used && !weak.codeReusable) {
+        // RFC 6749 section 4.1.2: revoke what the first use issued.
+        if (!weak.keepTokensOnCodeReuse) for (const rt of code.refreshTokens) revokedFamilies.add(refreshTokens.get(rt)?.family ?? rt);
+        return oauthError(res, 400, 'invalid_grant');
+      }
       if (code.clientId !== auth.clientId && !weak.ignoreClientAtToken) return oauthError(res, 400, 'invalid_grant');
       if (code.redirectUri !== form.get('redirect_uri') && !weak.ignoreRedirectUriAtToken) return oauthError(res, 400, 'invalid_grant');
       const verifier = form.get('code_verifier');
@@ -169,43 +255,73 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
         return oauthError(res, 400, 'invalid_grant');
       }
       code.used = true;
-      return issue(res, auth.clientId, code.scope);
+      return issue(res, auth.clientId, code.scope, { code });
     }
     if (grantType === 'refresh_token') {
       const rt = form.get('refresh_token') ?? '';
       const entry = refreshTokens.get(rt);
-      if (!entry || entry.clientId !== auth.clientId || (entry.used && !weak.refreshReuse)) return oauthError(res, 400, 'invalid_grant');
+      if (!entry || entry.clientId !== auth.clientId || revokedFamilies.has(entry.family)) return oauthError(res, 400, 'invalid_grant');
+      if (entry.used && !weak.refreshReuse) {
+        // RFC 9700 section 4.14.2: a reused refresh token revokes its whole family.
+        if (!weak.familySurvives) revokedFamilies.add(entry.family);
+        return oauthError(res, 400, 'invalid_grant');
+      }
       if (weak.noRotation) return json(res, 200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', refresh_token: rt });
       entry.used = true;
-      return issue(res, auth.clientId, entry.scope);
+      return issue(res, auth.clientId, entry.scope, { family: entry.family });
     }
     oauthError(res, 400, 'unsupported_grant_type');
   }
 
-  const server = createServer((req, res) => {
+  function metadata(res: ServerResponse): void {
+    if (weak.metadataRedirect) {
+      res.writeHead(302, { location: 'https://metadata.example/oauth-authorization-server' });
+      return void res.end();
+    }
+    json(res, 200, {
+      issuer: weak.metadataIssuer ?? issuer,
+      authorization_endpoint: `${issuer}${base}/authorize`,
+      token_endpoint: `${issuer}${base}/token`,
+      jwks_uri: `${issuer}${base}/jwks`,
+      response_types_supported: ['code'],
+      scopes_supported: ['photo', 'offline_access', 'openid'],
+      code_challenge_methods_supported: weak.metadataNoS256 ? ['plain'] : weak.allowPlain ? ['S256', 'plain'] : ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    });
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = new URL(req.url ?? '/', issuer);
+    requests.push(`${url.pathname}${url.search}`);
+    const path = url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname;
+    if (url.pathname === '/.well-known/oauth-authorization-server') return metadata(res);
+    if (path === '/jwks' && req.method === 'GET') return json(res, 200, await keys.jwks());
+    if (path === '/authorize' && req.method === 'GET') return authorize(req, url, res);
+    if (path === '/login' && req.method === 'POST') return login(new URLSearchParams(body), res);
+    if (path === '/token' && req.method === 'POST') {
+      const form = new URLSearchParams(body);
+      if (weak.secretInQuery) for (const [k, v] of url.searchParams) form.append(k, v);
+      return token(req, form, res);
+    }
+    if (path === '/token' && req.method === 'GET' && weak.tokenAcceptsGet) return token(req, url.searchParams, res);
+    if (path === '/token') return oauthError(res, 405, 'invalid_request', { allow: 'POST' });
+    res.writeHead(404).end();
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (url.pathname === '/.well-known/oauth-authorization-server') {
-        return json(res, 200, {
-          issuer,
-          authorization_endpoint: `${issuer}/authorize`,
-          token_endpoint: `${issuer}/token`,
-          scopes_supported: ['photo', 'offline_access'],
-          code_challenge_methods_supported: weak.allowPlain ? ['S256', 'plain'] : ['S256'],
-          authorization_response_iss_parameter_supported: true,
-        });
-      }
-      if (url.pathname === '/authorize' && req.method === 'GET') return authorize(url, res);
-      if (url.pathname === '/token' && req.method === 'POST') return token(req, new URLSearchParams(Buffer.concat(chunks).toString()), res);
-      res.writeHead(404).end();
+      handle(req, res, Buffer.concat(chunks).toString()).catch(() => res.writeHead(500).end());
     });
-  });
+  };
+  const server = weak.tls
+    ? createHttpsServer({ key: weak.tls.key, cert: weak.tls.cert, ...(weak.tls.legacy ? { minVersion: 'TLSv1' as const, ciphers: 'DEFAULT@SECLEVEL=0' } : {}) }, listener)
+    : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  issuer = `${weak.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: issuer,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
