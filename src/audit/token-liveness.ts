@@ -22,7 +22,8 @@ export function tokensOf(json: unknown): IssuedTokens | undefined {
 
 /**
  * Asks whether tokens are still valid: introspection when the server offers it (RFC 7662 section 2.2,
- * `active`), else a refresh with the refresh token, else a call of --api-url with the access token.
+ * `active`), else a refresh with the refresh token, else a call of --api-url (or, for an openid scope,
+ * the userinfo endpoint) with the access token.
  */
 export async function checkLiveness(ctx: AuditContext, tokens: IssuedTokens): Promise<Liveness> {
   const introspection = ctx.endpoint('introspection_endpoint');
@@ -41,11 +42,13 @@ export async function checkLiveness(ctx: AuditContext, tokens: IssuedTokens): Pr
     const refreshed = await ctx.token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken });
     return { valid: issuedTokens(refreshed), how: issuedTokens(refreshed) ? 'the refresh token still works' : 'the refresh token is refused' };
   }
-  if (ctx.apiUrl !== undefined) {
-    const res = await ctx.http.request(ctx.apiUrl, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
-    if (res.status >= 200 && res.status < 300) return { valid: true, how: `${ctx.apiUrl} still accepts the access token` };
-    if (res.status === 401) return { valid: false, how: `${ctx.apiUrl} refuses the access token (HTTP 401)` };
-    return { valid: undefined, how: `${ctx.apiUrl} answered HTTP ${res.status}` };
+  const userinfo = ctx.config.scopes.includes('openid') ? ctx.endpoint('userinfo_endpoint') : undefined;
+  const resource = ctx.apiUrl ?? userinfo;
+  if (resource !== undefined) {
+    const res = await ctx.http.request(resource, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    if (res.status >= 200 && res.status < 300) return { valid: true, how: `${resource} still accepts the access token` };
+    if (res.status === 401) return { valid: false, how: `${resource} refuses the access token (HTTP 401)` };
+    return { valid: undefined, how: `${resource} answered HTTP ${res.status}` };
   }
-  return { valid: undefined, how: 'no introspection endpoint, no refresh token and no --api-url to check them with' };
+  return { valid: undefined, how: 'no introspection endpoint, no refresh token, no userinfo endpoint and no --api-url to check them with' };
 }

@@ -32,31 +32,50 @@ function statuses(report: AuditReport): Record<string, string> {
 }
 
 describe('audit against the built-in mock', () => {
-  it('public PKCE client: every probe passes; the secret probe is skipped for a public client', async () => {
-    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--second-client-id', 'photo-web', '--second-client-secret', 'photo-web-secret', '--json');
+  it('public PKCE client: every probe passes, no warning; the secret probe is skipped for a public client, TLS on http', async () => {
+    const { code, io } = await audit(
+      mock,
+      '--client-id',
+      'photo-cli',
+      '--pkce',
+      '--scope',
+      'openid offline_access',
+      '--second-client-id',
+      'photo-web',
+      '--second-client-secret',
+      'photo-web-secret',
+      '--json',
+    );
     const report = JSON.parse(io.out()) as AuditReport;
     const s = statuses(report);
     // Every error_description of the mock keeps to RFC 6749 section 5.2's characters: error-format passes too.
-    const { 'client-secret-wrong': secret, ...rest } = s;
-    expect(secret).toBe('skip');
-    expect(s['error-format']).toBe('pass');
-    expect(Object.values(rest).every((v) => v === 'pass')).toBe(true);
-    expect(Object.keys(s)).toHaveLength(17);
+    const { 'client-secret-wrong': secret, tls, ...rest } = s;
+    expect([secret, tls]).toEqual(['skip', 'skip']);
+    expect(Object.entries(rest).filter(([, v]) => v !== 'pass')).toEqual([]);
+    expect(Object.keys(s)).toHaveLength(26);
+    const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+    // The mock revokes what a reused code issued, and a reused refresh token's whole family.
+    expect(detail['code-single-use']).toBe('second use refused: HTTP 400 invalid_grant; the tokens of the first use were revoked (the refresh token is refused)');
+    expect(detail['refresh-rotation']).toBe('rotated; reuse refused (HTTP 400 invalid_grant); the reuse also revoked the newest refresh token');
+    expect(detail.tls).toBe('the authorization endpoint is http, not https');
     expect(code).toBe(0);
   });
 
-  it('confidential client: every probe passes; pkce-required is skipped for a confidential client', async () => {
+  it('confidential client: every probe passes, no warning; pkce-required is skipped for a confidential client', async () => {
     const junit = join(dir, 'reports', 'audit.xml');
-    const { code, io } = await audit(mock, '--client-id', 'photo-web', '--client-secret', 'photo-web-secret', '--second-client-id', 'photo-cli', '--junit', junit);
+    const { code, io } = await audit(mock, '--client-id', 'photo-web', '--client-secret', 'photo-web-secret', '--scope', 'openid', '--second-client-id', 'photo-cli', '--junit', junit);
     expect(code).toBe(0);
     expect(io.out()).toMatch(/^PROBE +STATUS +RFC +DETAIL\n/);
     expect(io.out()).toMatch(/client-secret-wrong +PASS +RFC 6749 §5\.2 +HTTP 401 invalid_client \(client_secret_basic\), WWW-Authenticate: Basic/);
+    // Introspection shows the access token of a reused code's first use inactive.
+    expect(io.out()).toMatch(/code-single-use +PASS .*the tokens of the first use were revoked \(introspection says active=false\)/);
+    expect(io.out()).toMatch(/token-post-only +PASS .*GET refused \(HTTP 405 invalid_request\); client_secret in the query string refused \(HTTP 400 invalid_request\)/);
     expect(io.out()).toMatch(/pkce-required +SKIP /);
     expect(io.out()).toMatch(/error-format +PASS /);
-    expect(io.out()).toMatch(/\n16 passed, 0 failed, 0 warnings, 1 skipped\n$/);
+    expect(io.out()).toMatch(/\n24 passed, 0 failed, 0 warnings, 2 skipped\n$/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
-    expect(xml.match(/<testcase /g)).toHaveLength(17);
+    expect(xml.match(/<testcase /g)).toHaveLength(26);
     expect(xml).toContain('<skipped message="photo-web is a confidential client');
     expect(statSync(junit).mode & 0o777).toBe(0o644);
   });
@@ -94,6 +113,9 @@ describe('audit command line', () => {
     const cases: [string[], RegExp][] = [
       [['--client-id', 'photo-cli', '--password', 'x'], /^oauthctl: error: audit needs --username \(give --username or set OAUTHCTL_USERNAME\)\n$/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--probe', 'nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, /],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--only', 'flow,nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, .*, error-format\)\n$/],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--skip', 'tls', '--skip', 'framin'], /^oauthctl: error: unknown probe "framin" \(probes: flow, state, .*framing/],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--api-url', 'ftp://x'], /^oauthctl: error: --api-url "ftp:\/\/x" is not an http\(s\) URL/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--second-client-secret', 's'], /^oauthctl: error: --second-client-secret needs --second-client-id\n$/],
       [
         ['--client-id', 'photo-cli', '--pkce', '--scope', 'photo', ...ACCOUNT, '--probe', 'flow', '--junit', join(blocker, 'audit.xml')],
@@ -112,6 +134,18 @@ describe('audit command line', () => {
       ).toMatch(expected);
       expect(code).toBe(2);
     }
+  });
+
+  it('--only and --skip choose the probes; --markdown writes the report as a Markdown table', async () => {
+    const file = join(dir, 'summary.md');
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--only', 'flow,state', '--only', 'metadata', '--skip', 'state', '--markdown', file, '--json');
+    expect((JSON.parse(io.out()) as AuditReport).probes.map((p) => p.id)).toEqual(['flow', 'metadata']);
+    const md = readFileSync(file, 'utf8').split('\n');
+    expect(md[0]).toMatch(/^## oauthctl audit http:\/\/127\.0\.0\.1:\d+ photo-cli$/);
+    expect(md.slice(2, 6)).toEqual(['2 passed, 0 failed, 0 warnings, 0 skipped', '', '| probe | status | RFC | detail |', '|---|---|---|---|']);
+    expect(md[6]).toMatch(/^\| `flow` \| ✅ pass \| RFC 6749 §4\.1 \| code issued \(PKCE S256\), token response/);
+    expect(md[7]).toMatch(/^\| `metadata` \| ✅ pass \| RFC 8414 §3\.3 \| http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server: issuer/);
+    expect(code).toBe(0);
   });
 
   it('never prints the password, not even with --verbose', async () => {
@@ -144,7 +178,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
       expect(stdout).toMatch(/flow +PASS/);
       expect(code).toBe(0);
-      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="17" failures="0"/);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="26" failures="0"/);
     } finally {
       server.kill('SIGTERM');
     }
@@ -167,12 +201,12 @@ describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromi
       '--json',
     );
     const s = statuses(JSON.parse(io.out()) as AuditReport);
-    const { 'client-secret-wrong': secret, ...rest } = s;
-    expect(secret).toBe('skip');
+    const { 'client-secret-wrong': secret, 'id-token': idToken, tls, ...rest } = s;
+    expect([secret, idToken, tls]).toEqual(['skip', 'skip', 'skip']);
     expect(Object.entries(rest).filter(([, v]) => v !== 'pass')).toEqual([]);
     expect(code).toBe(0);
     expect(io.err()).not.toContain('wonderland');
-  });
+  }, 90_000);
 
   it('a missing browser is one line, exit 2, before any request', async () => {
     const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--browser-driver', 'chromium', '--browser-path', '/nonexistent/chromium');

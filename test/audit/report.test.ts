@@ -5,6 +5,11 @@ import { runAudit, summarize } from '../../src/audit/runner.js';
 import { httpsEndpointsProbe } from '../../src/audit/probes/https-endpoints.js';
 import { redirectUriVariants } from '../../src/audit/probes/redirect-uri-exact.js';
 import { errorResponseProblem } from '../../src/audit/probes/error-format.js';
+import { judgeJwks, rsaModulusBits } from '../../src/audit/probes/jwks.js';
+import { metadataProblems } from '../../src/audit/probes/metadata.js';
+import { framingProtection } from '../../src/audit/probes/framing.js';
+import { expectedAtHash } from '../../src/audit/probes/id-token.js';
+import { toMarkdown } from '../../src/audit/markdown.js';
 import { ProbeSkip } from '../../src/audit/probe-errors.js';
 import type { AuditReport, Probe } from '../../src/audit/types.js';
 import type { AuditContext } from '../../src/audit/context.js';
@@ -34,6 +39,25 @@ describe('JUnit XML', () => {
 
   it('escapes XML specials and drops characters XML cannot carry', () => {
     expect(xmlEscape(`<&>"'\u0001\u0007ok\u00e9`)).toBe('&lt;&amp;&gt;&quot;&apos;oké');
+  });
+});
+
+describe('Markdown', () => {
+  it('one row per probe, with remote text escaped so that it renders as text', () => {
+    const hostile: AuditReport = {
+      probes: [{ id: 'state', title: 't', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a|b", got <script>x</script> `c` \u001b[31m*bold*' }],
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0 },
+    };
+    expect(toMarkdown(hostile, 'audit <x>').split('\n')).toEqual([
+      '## audit &lt;x&gt;',
+      '',
+      '0 passed, 1 failed, 0 warnings, 0 skipped',
+      '',
+      '| probe | status | RFC | detail |',
+      '|---|---|---|---|',
+      '| `state` | ❌ fail | RFC 6749 §4.1.2 | sent "a\\|b", got &lt;script&gt;x&lt;/script&gt; \\`c\\`  \\[31m\\*bold\\* |',
+      '',
+    ]);
   });
 });
 
@@ -106,17 +130,81 @@ describe('probe rules without a server', () => {
     expect((await httpsEndpointsProbe.run(fakeContext('http://127.0.0.1:9/a', 'http://[::1]:9/t'))).status).toBe('pass');
   });
 
-  it('redirect URI variants: changed path, added segment, other host, other scheme', () => {
-    expect(redirectUriVariants('http://127.0.0.1:8765/callback')).toEqual([
-      { name: 'changed path', uri: 'http://127.0.0.1:8765/callback-changed' },
-      { name: 'added path segment', uri: 'http://127.0.0.1:8765/callback/extra' },
-      { name: 'other host', uri: 'http://oauthctl-audit.invalid:8765/callback' },
-      { name: 'other scheme', uri: 'https://127.0.0.1:8765/callback' },
+  it('redirect URI variants: each a way to differ from exact string matching; the port only off loopback (RFC 8252 §7.3)', () => {
+    expect(redirectUriVariants('http://127.0.0.1:8765/callback')).toEqual({
+      variants: [
+        { name: 'changed path', uri: 'http://127.0.0.1:8765/callback-changed' },
+        { name: 'added path segment', uri: 'http://127.0.0.1:8765/callback/extra' },
+        { name: 'added query parameter', uri: 'http://127.0.0.1:8765/callback?next=https%3A%2F%2Fevil.example' },
+        { name: 'fragment', uri: 'http://127.0.0.1:8765/callback#oauthctl-audit' },
+        { name: 'trailing slash', uri: 'http://127.0.0.1:8765/callback/' },
+        { name: 'changed case in the path', uri: 'http://127.0.0.1:8765/Callback' },
+        { name: 'percent-encoded separators', uri: 'http://127.0.0.1:8765/callback%2F..%2Fother%3Fx' },
+        { name: 'other host', uri: 'http://oauthctl-audit.invalid:8765/callback' },
+        { name: 'user-info in the authority', uri: 'http://evil.example@127.0.0.1:8765/callback' },
+        { name: 'other scheme', uri: 'https://127.0.0.1:8765/callback' },
+      ],
+      notApplied: ['other port (a loopback redirect URI may use any port, RFC 8252 §7.3)'],
+    });
+    const web = redirectUriVariants('https://app.example.com/oauth/cb?tenant=1');
+    expect(web.notApplied).toEqual([]);
+    expect(web.variants.find((v) => v.name === 'other port')?.uri).toBe('https://app.example.com:8443/oauth/cb?tenant=1');
+    expect(web.variants.find((v) => v.name === 'added query parameter')?.uri).toBe('https://app.example.com/oauth/cb?tenant=1&next=https%3A%2F%2Fevil.example');
+    expect(redirectUriVariants('com.example.app:/oauth').variants.map((v) => v.name)).toEqual([
+      'changed path',
+      'added path segment',
+      'added query parameter',
+      'fragment',
+      'trailing slash',
+      'changed case in the path',
+      'percent-encoded separators',
     ]);
-    expect(redirectUriVariants('com.example.app:/oauth')).toEqual([
-      { name: 'changed path', uri: 'com.example.app:/oauth-changed' },
-      { name: 'added path segment', uri: 'com.example.app:/oauth/extra' },
+  });
+
+  it('JWKS rules: private members and short RSA keys fail; a missing kid and an incoherent use/alg warn', () => {
+    const n2048 = Buffer.concat([Buffer.from([0x80]), Buffer.alloc(255, 1)]).toString('base64url');
+    const n1024 = Buffer.concat([Buffer.from([0, 0xc0]), Buffer.alloc(127, 1)]).toString('base64url');
+    expect(rsaModulusBits(n2048)).toBe(2048);
+    expect(rsaModulusBits(n1024)).toBe(1024);
+    expect(judgeJwks([{ kty: 'RSA', n: n2048, e: 'AQAB', kid: 'a', use: 'sig', alg: 'RS256' }])).toEqual({ failures: [], warnings: [] });
+    expect(judgeJwks([{ kty: 'oct', k: 'c2VjcmV0', kid: 'h', alg: 'HS256' }]).failures).toEqual(['key "h" publishes private key material (k)']);
+    expect(judgeJwks([{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', use: 'enc', alg: 'RS256' }]).warnings).toEqual([
+      'key #1 has no kid',
+      'key #1 is kty EC but alg RS256 needs RSA',
+      'key #1 has use enc but the signing alg RS256',
     ]);
+  });
+
+  it('metadata rules: issuer, required fields, S256, https endpoints (loopback http allowed)', () => {
+    const good = {
+      issuer: 'https://id.example',
+      authorization_endpoint: 'https://id.example/a',
+      token_endpoint: 'https://id.example/t',
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    };
+    expect(metadataProblems(good, 'https://id.example', false)).toEqual([]);
+    expect(metadataProblems({ ...good, token_endpoint: 'http://id.example/t', code_challenge_methods_supported: undefined, response_types_supported: undefined }, 'https://id.example', true)).toEqual([
+      'required fields missing: response_types_supported, jwks_uri, subject_types_supported, id_token_signing_alg_values_supported',
+      'no code_challenge_methods_supported: clients cannot tell that PKCE is supported (RFC 9700 §2.1.1)',
+      'token_endpoint http://id.example/t is not https',
+    ]);
+    // Without --issuer the audit assumed the issuer; a trailing slash is all it cannot know.
+    expect(metadataProblems({ ...good, issuer: 'https://id.example/' }, 'https://id.example', false, false)).toEqual([]);
+    expect(metadataProblems({ ...good, issuer: 'https://id.example/' }, 'https://id.example', false, true)).toHaveLength(1);
+  });
+
+  it('framing: X-Frame-Options DENY/SAMEORIGIN or CSP frame-ancestors without a wildcard', () => {
+    expect(framingProtection({ 'x-frame-options': 'DENY' })).toBe('X-Frame-Options: DENY');
+    expect(framingProtection({ 'content-security-policy': "default-src 'self'; frame-ancestors 'self' https://portal.example" })).toBe("CSP frame-ancestors 'self' https://portal.example");
+    expect(framingProtection({ 'content-security-policy': 'frame-ancestors *' })).toBeUndefined();
+    expect(framingProtection({ 'x-frame-options': 'ALLOW-FROM https://x.example' })).toBeUndefined();
+  });
+
+  it('at_hash: the left half of the hash of the access token, by the alg of the ID token', () => {
+    // OpenID Connect Core section 3.1.3.6, with the example access token and at_hash of its appendix A.
+    expect(expectedAtHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y', 'RS256')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
+    expect(expectedAtHash('x', 'none')).toBeUndefined();
   });
 
   it('error responses: JSON object with a valid error is fine; other shapes are named', () => {

@@ -190,6 +190,21 @@ describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromi
 describe('audit against weakened servers: every probe catches its weakness', () => {
   weaknessCases(CASES, {});
 
+  it('without --issuer, looks for the metadata where the issuer would be, never under the authorization endpoint', async () => {
+    server = await startWeakServer({ endpointPath: '/oauth2/v1' });
+    const io = memoryIO();
+    const endpoints = ['--authorization-endpoint', `${server.url}/oauth2/v1/authorize`, '--token-endpoint', `${server.url}/oauth2/v1/token`];
+    const code = await run(['audit', ...endpoints, ...PUBLIC, ...SCOPE, '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--only', 'flow,metadata', '--json'], io);
+    const report = JSON.parse(io.out()) as AuditReport;
+    expect(report.probes.map((p) => [p.id, p.status])).toEqual([
+      ['flow', 'pass'],
+      ['metadata', 'pass'],
+    ]);
+    expect(report.probes[1]?.detail).toBe(`${server.url}/.well-known/oauth-authorization-server: issuer ${server.url}, required fields present, S256 listed, endpoints https or loopback`);
+    expect(server.requests.filter((r) => r.includes('.well-known'))).toEqual(['/.well-known/oauth-authorization-server']);
+    expect(code).toBe(0);
+  });
+
   it('skips the probes that need a working flow when the flow fails', async () => {
     const { report } = await audit({ brokenToken: true }, PUBLIC);
     const byStatus = (s: ProbeStatus) => report.probes.filter((p) => p.status === s).map((p) => p.id);
