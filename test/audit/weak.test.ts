@@ -141,6 +141,7 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
   { probe: 'jwks', weak: { jwksShortRsa: true }, expected: 'fail', detail: /^key "weak-short" is RSA with 1024 bits, fewer than 2048/ },
   { probe: 'jwks', weak: { jwksNoKid: true }, expected: 'warn', detail: /^key #1 has no kid$/ },
   { probe: 'id-token', weak: { idTokenAlgNone: true }, expected: 'fail', detail: /^the id_token is unsigned \(alg none\)$/ },
+  { probe: 'id-token', weak: { idTokenHs256: true }, client: CONFIDENTIAL, expected: 'pass', detail: /^HS256 signature valid; iss, aud, exp, iat, nonce, at_hash right$/ },
   { probe: 'id-token', weak: { idTokenBadAtHash: true }, expected: 'fail', detail: /^at_hash "[\w-]+" does not match the access token$/ },
   { probe: 'token-post-only', weak: { tokenAcceptsGet: true }, expected: 'fail', detail: /^a GET with the grant in the query string got tokens$/ },
   {

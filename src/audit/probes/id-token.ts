@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { compactVerify, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { fetchJwks, verifyJwt } from '../../client/jwt-verify.js';
 import { randomToken } from '../../oauth/random.js';
 import { describeExchange, issuedTokens } from '../context.js';
@@ -50,7 +50,16 @@ export const idTokenProbe: Probe = {
     if (jwksUri === undefined) return skip('no jwks_uri in the metadata to check the signature with (give --jwks-uri)');
     const jwks: JSONWebKeySet = await fetchJwks(ctx.http, jwksUri);
     const verification = await verifyJwt(idToken, jwks, { jwksUri, issuer: ctx.issuer, audience: ctx.config.clientId, nonce, nowMs: Date.now(), idToken: true });
-    const problems = verification.checks.filter((c) => c.status === 'fail').map((c) => `${c.name}: ${c.detail}`);
+    let checks = verification.checks;
+    // OpenID Connect Core section 10.1: an HS* ID token is a MAC keyed with the client secret, not a JWKS key.
+    if (/^HS\d+$/.test(header.alg) && ctx.client.clientSecret !== undefined) {
+      const macValid = await compactVerify(idToken, new TextEncoder().encode(ctx.client.clientSecret)).then(
+        () => true,
+        () => false,
+      );
+      checks = [{ name: 'signature', status: macValid ? 'pass' : 'fail', detail: `the ${header.alg} MAC does not match the client secret` }, ...checks.filter((c) => c.name !== 'signature')];
+    }
+    const problems = checks.filter((c) => c.status === 'fail').map((c) => `${c.name}: ${c.detail}`);
     const atHash = verification.claims.at_hash;
     let atHashNote = '';
     if (atHash !== undefined && typeof json.access_token === 'string') {

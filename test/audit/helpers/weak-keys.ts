@@ -17,7 +17,8 @@ export interface KeyWeaknesses {
 
 export interface WeakKeys {
   jwks(): Promise<{ keys: JWK[] }>;
-  idToken(claims: Record<string, unknown>, accessToken: string): Promise<string>;
+  /** An RS256 ID token, or HS256 with `macSecret` (the client secret, OpenID Connect Core section 10.1). */
+  idToken(claims: Record<string, unknown>, accessToken: string, macSecret?: string): Promise<string>;
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -34,7 +35,7 @@ export function createWeakKeys(weak: KeyWeaknesses): WeakKeys {
       if (short) keys.push(await jwk(short, 'weak-short'));
       return { keys };
     },
-    async idToken(claims, accessToken) {
+    async idToken(claims, accessToken, macSecret) {
       const atHash = createHash('sha256')
         .update(weak.idTokenBadAtHash ? `${accessToken}-other` : accessToken)
         .digest()
@@ -42,6 +43,7 @@ export function createWeakKeys(weak: KeyWeaknesses): WeakKeys {
         .toString('base64url');
       const payload = { ...claims, at_hash: atHash };
       if (weak.idTokenAlgNone) return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`;
+      if (macSecret !== undefined) return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(macSecret));
       return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(weak.jwksNoKid ? {} : { kid }) }).sign(privateKey);
     },
   };

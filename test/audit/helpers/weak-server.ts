@@ -64,6 +64,8 @@ export interface Weaknesses extends KeyWeaknesses {
   noHsts?: boolean;
   /** The endpoints live under this path (the metadata stays at the root). */
   endpointPath?: string;
+  /** Not a weakness: ID tokens MAC'd (HS256) with the client secret, as OpenID Connect Core section 10.1 allows. */
+  idTokenHs256?: boolean;
   /** Not a weakness: no login page, every authorization request is logged in at once. */
   autoLogin?: boolean;
 }
@@ -220,7 +222,11 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     }
     if (scopes.includes('openid') && extra.code) {
       const now = Math.floor(Date.now() / 1000);
-      body.id_token = await keys.idToken({ iss: issuer, sub: 'u', aud: clientId, iat: now, exp: now + 300, ...(extra.code.nonce ? { nonce: extra.code.nonce } : {}) }, accessToken);
+      body.id_token = await keys.idToken(
+        { iss: issuer, sub: 'u', aud: clientId, iat: now, exp: now + 300, ...(extra.code.nonce ? { nonce: extra.code.nonce } : {}) },
+        accessToken,
+        weak.idTokenHs256 ? CLIENTS[clientId]?.secret : undefined,
+      );
     }
     json(res, 200, body);
   }
