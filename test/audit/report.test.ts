@@ -70,6 +70,17 @@ describe('table', () => {
     expect(plain).not.toContain('\u001b[');
     expect(formatAuditTable(report, true)).toContain('\u001b[');
   });
+
+  it('shows remote text in a detail escaped, never raw on the terminal', () => {
+    const hostile: AuditReport = {
+      probes: [{ id: 'iss', title: 'iss', status: 'fail', rfc: 'RFC 9207 §2', detail: 'iss="\u001b]0;pwned\u0007\u001b[2J"' }],
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0 },
+    };
+    const plain = formatAuditTable(hostile, false);
+    expect(plain).not.toContain('\u001b');
+    expect(plain).not.toContain('\u0007');
+    expect(plain).toContain('iss="\\x1b]0;pwned\\x07\\x1b[2J"');
+  });
 });
 
 describe('runner', () => {

@@ -210,7 +210,7 @@ describe('audit against weakened servers: every probe catches its weakness', () 
     const { report } = await audit({ brokenToken: true }, PUBLIC);
     const byStatus = (s: ProbeStatus) => report.probes.filter((p) => p.status === s).map((p) => p.id);
     expect(byStatus('fail')).toEqual(['flow']);
-    expect(byStatus('pass')).toEqual(['metadata', 'jwks', 'https-endpoints', 'error-format']);
+    expect(byStatus('pass')).toEqual(['framing', 'metadata', 'jwks', 'https-endpoints', 'error-format']);
     expect(report.probes.find((p) => p.id === 'state')?.detail).toBe('needs a working flow (the flow probe failed)');
   });
 });

@@ -23,7 +23,6 @@ export const framingProbe: Probe = {
   id: 'framing',
   title: 'authorization pages forbid framing',
   rfc: 'RFC 9700 §4.16',
-  needsFlow: true,
   async run(ctx) {
     const pages = (await fetchAuthorizationPages(ctx)).filter((p: FetchedPage) => p.status === 200 && isHtml(p));
     if (pages.length === 0) return skip('the authorization endpoint showed no HTML page to a browser without a session');
