@@ -99,6 +99,13 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
     detail: /^added query parameter \(http:\/\/127.0.0.1\/callback\?next=https%3A%2F%2Fevil.example\) got a redirect with a code; not applied: other port/,
   },
   {
+    probe: 'redirect-uri-exact',
+    weak: { redirectUriMatch: 'registered-instead' },
+    expected: 'pass',
+    detail:
+      /^no redirect for changed path, .*added query parameter \(sent to the registered URI\), fragment \(sent to the registered URI\), .*user-info in the authority \(sent to the registered URI\)/,
+  },
+  {
     probe: 'open-redirector',
     weak: { errorRedirectUnregistered: true },
     expected: 'fail',

@@ -50,18 +50,12 @@ export function redirectUriVariants(redirectUri: string): { variants: RedirectUr
   return { variants, notApplied };
 }
 
-/** The redirect's target without the response parameters and fragment: where the server really sent the user agent. */
+/** The redirect's target without the response parameters (in the query, or a fragment that holds them): where the server really sent the user agent. */
 function landing(url: string): string {
   const u = new URL(url);
   for (const name of [...u.searchParams.keys()]) if (RESPONSE_PARAMS.has(name)) u.searchParams.delete(name);
-  u.hash = '';
-  return u.href.replace(/\?$/, '');
-}
-
-function withoutFragment(uri: string): string {
-  const u = new URL(uri);
-  u.hash = '';
-  return u.href;
+  if (u.hash.includes('=')) u.hash = '';
+  return u.href.replace(/\?(#|$)/, '$1');
 }
 
 /**
@@ -85,8 +79,7 @@ export const redirectUriExactProbe: Probe = {
         refused.push(variant.name);
         continue;
       }
-      const target = landing(outcome.url);
-      if (target === withoutFragment(ctx.redirectUri) && withoutFragment(variant.uri) !== target) {
+      if (landing(outcome.url) === new URL(ctx.redirectUri).href) {
         refused.push(`${variant.name} (sent to the registered URI)`);
         continue;
       }

@@ -29,8 +29,9 @@ export interface Weaknesses extends KeyWeaknesses {
   ignoreVerifier?: boolean;
   allowDowngrade?: boolean;
   allowPlain?: boolean;
-  /** Redirect URIs compared by prefix, not at all, or without their query. */
-  redirectUriMatch?: 'prefix' | 'any' | 'ignore-query';
+  /** Redirect URIs compared by prefix, not at all, or without their query; or not a weakness: any given one
+   *  replaced by the client's registered redirect URI. */
+  redirectUriMatch?: 'prefix' | 'any' | 'ignore-query' | 'registered-instead';
   /** An invalid request with an unregistered redirect URI is redirected there with the error. */
   errorRedirectUnregistered?: boolean;
   acceptWrongSecret?: boolean;
@@ -150,7 +151,8 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
       return;
     }
     const clientId = q.get('client_id') ?? '';
-    const redirectUri = q.get('redirect_uri') ?? '';
+    const registered = CLIENTS[clientId]?.redirectUris[0];
+    const redirectUri = weak.redirectUriMatch === 'registered-instead' && registered ? registered : (q.get('redirect_uri') ?? '');
     const state = q.get('state') ?? '';
     const back = (params: Record<string, string>, fragment = false) => {
       const target = new URL(redirectUri);
