@@ -1,4 +1,6 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { validateDeviceSettings, validateGrantTypes, validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -11,12 +13,17 @@ export interface MockClientInput {
   client_id: string;
   client_secret?: string | null;
   client_name?: string;
-  redirect_uris: string[];
+  /** Required when grant_types has authorization_code (the default). */
+  redirect_uris?: string[];
   scopes?: string[];
   require_pkce?: boolean;
   allow_plain_pkce?: boolean;
   consent?: boolean;
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
+  grant_types?: string[];
+  /** RFC 8693: the audiences this client may exchange tokens for. */
+  token_exchange?: { audiences: string[] };
 }
 export interface MockUserInput {
   username: string;
@@ -40,6 +47,9 @@ export interface MockConfigInput {
   lifetimes?: MockLifetimesInput;
   signing_alg?: SigningAlg;
   access_token_format?: AccessTokenFormat;
+  /** RFC 8628 section 3.2: seconds a device code lives (default 600) and the polling interval (default 5). */
+  device_code_lifetime?: number;
+  device_interval?: number;
   [comment: `//${string}`]: unknown;
 }
 
@@ -54,6 +64,8 @@ export interface MockClient {
   allowPlainPkce: boolean;
   consent: boolean;
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  grantTypes: ReadonlySet<string>;
+  tokenExchange?: TokenExchangePolicy;
 }
 export interface MockUser {
   username: string;
@@ -80,6 +92,9 @@ export interface MockConfig {
   lifetimes: MockLifetimes;
   signingAlg: SigningAlg;
   accessTokenFormat: AccessTokenFormat;
+  /** Seconds. */
+  deviceCodeLifetime: number;
+  deviceInterval: number;
 }
 
 export const LOOPBACK_REDIRECT_URIS = ['http://127.0.0.1/callback', 'http://localhost/callback', 'http://[::1]/callback'];
@@ -92,11 +107,15 @@ export const DEFAULT_SCOPES: readonly MockScope[] = [
   { name: 'email', description: 'See your email address' },
 ];
 
+/** The default user-facing clients: the code flow, refresh, and the device flow (RFC 8628). */
+const USER_GRANTS = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] as const;
+
 /** The mock out of the box, as CONTRACT.md fixes it. */
 export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' | 'users'>>> = {
   clients: [
-    { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS },
-    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS },
+    { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
+    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
+    { client_id: 'photo-service', client_secret: 'photo-service-secret', client_name: 'Photo Service', grant_types: [CLIENT_CREDENTIALS_GRANT, TOKEN_EXCHANGE_GRANT] },
   ],
   users: [
     {
@@ -134,7 +153,8 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format'], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval'], '', fail);
+  const device = validateDeviceSettings(input, fail);
 
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
@@ -190,7 +210,7 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -202,7 +222,12 @@ export function resolveMockConfig(input?: unknown): MockConfig {
 
 function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
-  unknownKeys(c, ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method'], field, fail);
+  unknownKeys(
+    c,
+    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', 'grant_types', 'token_exchange'],
+    field,
+    fail,
+  );
   const before = clients.size;
   let ok = true;
   const bad = (f: string, m: string) => {
@@ -224,9 +249,13 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
       if (method !== 'none' && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
     }
   }
+  const grantTypes = validateGrantTypes(c.grant_types, bad);
+  const tokenExchange = validateTokenExchange(c.token_exchange, bad);
   const redirectUris: string[] = [];
-  if (!Array.isArray(c.redirect_uris) || c.redirect_uris.length === 0) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
-  else
+  // A client without the code flow (client credentials, token exchange) needs no redirect URI.
+  const needsRedirect = c.redirect_uris !== undefined || grantTypes.has('authorization_code');
+  if (needsRedirect && (!Array.isArray(c.redirect_uris) || c.redirect_uris.length === 0)) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
+  else if (Array.isArray(c.redirect_uris))
     c.redirect_uris.forEach((u, j) => {
       const problem = redirectUriProblem(u);
       if (problem) bad(`redirect_uris[${j}]`, problem);
@@ -255,6 +284,8 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
     tokenEndpointAuthMethod: method,
+    grantTypes,
+    ...(tokenExchange ? { tokenExchange } : {}),
   });
 }
 

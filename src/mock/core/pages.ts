@@ -124,4 +124,5 @@ button.secondary{color:var(--accent);background:transparent}
 .footer{font-size:.85rem}
 .scopes{padding-left:1.2rem}
 .scope{font-family:ui-monospace,monospace;font-weight:600;margin-right:.4rem}
+.code{font-family:ui-monospace,monospace;font-size:1.6rem;font-weight:700;letter-spacing:.15em}
 `;

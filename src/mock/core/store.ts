@@ -114,6 +114,31 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  /** Set when the login and consent approve a device (RFC 8628 section 3.3): its device code. */
+  device?: string;
+}
+
+/** A device authorization (RFC 8628 section 3.2) and what became of it. */
+export interface DeviceCodeRecord {
+  clientId: string;
+  /** 8 letters, without the dash. */
+  userCode: string;
+  scopes: string[];
+  /** When the device code stops working (ms); the record itself is kept a while longer, to answer expired_token. */
+  codeExpiresAt: number;
+  expiresAt: number;
+  /** Seconds the client must wait between polls; slow_down adds 5 (RFC 8628 section 3.5). */
+  interval: number;
+  lastPolledAt?: number;
+  status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  username?: string;
+  authTime?: number;
+}
+
+/** A user code -> its device code. */
+export interface UserCodeRecord {
+  deviceCode: string;
+  expiresAt: number;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
@@ -127,6 +152,8 @@ export type AccessTokenClaims = {
   iat: number;
   exp: number;
   auth_time: number;
+  /** RFC 8693 section 4.1: the actor of an exchanged token. */
+  act?: Record<string, unknown>;
 };
 
 /** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */
@@ -139,7 +166,7 @@ export interface RevokedRecord {
   expiresAt: number;
 }
 
-const LIMITS = { codes: 10_000, accessTokens: 20_000, refreshTokens: 20_000, families: 20_000, sessions: 10_000, interactions: 10_000, revoked: 50_000 };
+const LIMITS = { deviceCodes: 10_000, codes: 10_000, accessTokens: 20_000, refreshTokens: 20_000, families: 20_000, sessions: 10_000, interactions: 10_000, revoked: 50_000 };
 
 export class MockStore {
   readonly codes: ExpiringMap<CodeRecord>;
@@ -151,8 +178,12 @@ export class MockStore {
   readonly interactions: ExpiringMap<InteractionRecord>;
   /** Revoked access-token jti values, kept until the token would have expired anyway. */
   readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
+  readonly deviceCodes: ExpiringMap<DeviceCodeRecord>;
+  readonly userCodes: ExpiringMap<UserCodeRecord>;
 
   constructor(now: () => number) {
+    this.deviceCodes = new ExpiringMap(LIMITS.deviceCodes, now);
+    this.userCodes = new ExpiringMap(LIMITS.deviceCodes, now);
     this.codes = new ExpiringMap(LIMITS.codes, now);
     this.accessTokens = new ExpiringMap(LIMITS.accessTokens, now);
     this.refreshTokens = new ExpiringMap(LIMITS.refreshTokens, now);
@@ -182,5 +213,7 @@ export class MockStore {
     this.sessions.sweep();
     this.interactions.sweep();
     this.revokedAccessTokens.sweep();
+    this.deviceCodes.sweep();
+    this.userCodes.sweep();
   }
 }

@@ -1,4 +1,5 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
+import { SUPPORTED_GRANT_TYPES } from '../core/config-grants.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
@@ -13,10 +14,11 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     userinfo_endpoint: `${issuer}/userinfo`,
     introspection_endpoint: `${issuer}/introspect`,
     revocation_endpoint: `${issuer}/revoke`,
+    device_authorization_endpoint: `${issuer}/device_authorization`,
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [...SUPPORTED_GRANT_TYPES],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

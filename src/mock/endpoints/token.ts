@@ -7,6 +7,8 @@ import { authenticateClient } from '../core/client-auth.js';
 import type { MockClient } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { SUPPORTED_GRANT_TYPES } from '../core/config-grants.js';
 
 const MAX_TOKENS_PER_FAMILY = 1000;
 
@@ -41,7 +43,10 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!client) return;
   if (grantType === 'authorization_code') return exchangeCode(ex, client, values);
   if (grantType === 'refresh_token') return refresh(ex, client, values);
-  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
+  if (grantType === DEVICE_CODE_GRANT) return (await import('./token-device.js')).handleDeviceCodeGrant(ex, client, values, sendTokens);
+  if (grantType === CLIENT_CREDENTIALS_GRANT) return (await import('./token-client-credentials.js')).handleClientCredentialsGrant(ex, client, values);
+  if (grantType === TOKEN_EXCHANGE_GRANT) return (await import('./token-exchange.js')).handleTokenExchangeGrant(ex, client, values);
+  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${SUPPORTED_GRANT_TYPES.join(', ')}`);
 }
 
 async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
