@@ -21,6 +21,8 @@ export interface AfterLoginInput {
   cache?: boolean | undefined;
   /** The nonce the authorization request carried; default the config's. */
   nonce?: string | undefined;
+  /** The grant, when not a user's login: `client_credentials` (cached so that `token` asks anew instead of refreshing). */
+  grant?: string | undefined;
 }
 
 export async function afterLogin(input: AfterLoginInput): Promise<void> {
@@ -80,7 +82,7 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
 }
 
 /** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
-export async function cacheTokens({ config, tokens, renderer, io, profile }: AfterLoginInput): Promise<void> {
+export async function cacheTokens({ config, tokens, renderer, io, profile, grant }: AfterLoginInput): Promise<void> {
   const { openTokenCache, saveTokens, cacheFilePath } = await import('../store/token-cache.js');
   const name = selectedProfileName(profile, io.env);
   const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
@@ -92,6 +94,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
       revocationEndpoint: config.metadata?.revocation_endpoint,
       clientId: config.clientId,
       authMethod: config.authMethod,
+      grant,
     });
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {

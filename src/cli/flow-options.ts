@@ -33,6 +33,8 @@ export interface FlowOptionsInput {
   userinfoEndpoint?: string | undefined;
   parEndpoint?: string | undefined;
   deviceAuthorizationEndpoint?: string | undefined;
+  /** --resource, repeatable (RFC 8707). */
+  resource?: string[] | undefined;
   /** A profile of the config file whose values fill in the options not given (profiles). */
   profile?: string | undefined;
   config?: string | undefined;
@@ -67,6 +69,7 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
     .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
     .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
+    .option('--resource <URI>', 'resource indicator: where the token is to be used (RFC 8707); repeatable', collect)
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }
@@ -146,7 +149,21 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   if (issuer !== undefined) out.issuer = issuer;
   if (authMethod !== 'none' && clientSecret !== undefined) out.clientSecret = clientSecret;
   if (pkce) out.pkce = pkce;
+  if (raw.resource !== undefined && raw.resource.length > 0) out.resources = raw.resource.map(checkResource);
   return out;
+}
+
+/** RFC 8707 section 2: a resource indicator is an absolute URI without a fragment. */
+function checkResource(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || value.includes('#'))
+    throw new UsageError(`--resource must be an absolute URI without a fragment (RFC 8707 section 2), got ${JSON.stringify(value)}`, 'e.g. --resource https://api.example.com');
+  return value;
 }
 
 /** RFC 6749 section 3.1.2: an absolute URI without a fragment. Custom schemes are allowed (RFC 8252 section 7.1). */

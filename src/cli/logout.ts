@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { FlowError, UsageError } from '../errors.js';
-import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
-import { postAuthenticated } from '../client/endpoint-request.js';
-import { revocationParams, type TokenTypeHint } from '../oauth/revocation.js';
+import { UsageError } from '../errors.js';
+import { revokeToken } from '../client/token-info.js';
+import type { TokenTypeHint } from '../oauth/revocation.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
@@ -61,7 +60,7 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
         ];
         for (const [hint, token] of tokens) {
           if (token === undefined) continue;
-          await revoke(http, endpoint, client, token, hint);
+          await revokeToken(http, client, endpoint, token, hint, 'the tokens are still cached; try again, or use --no-revoke to only forget them');
           renderer.ok(`${hint} revoked at ${endpoint}`);
           result.revoked.push(hint);
         }
@@ -107,27 +106,6 @@ async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: 
     if (secret !== undefined) return secret;
   }
   throw new UsageError(`revoking needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET, or --no-revoke to only forget the tokens');
-}
-
-async function revoke(
-  http: HttpClient,
-  endpoint: string,
-  client: { clientId: string; authMethod: ClientAuthMethod; clientSecret: string | undefined },
-  token: string,
-  hint: TokenTypeHint,
-): Promise<void> {
-  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, hint));
-  // RFC 7009 section 2.2: 200 whether or not the token was valid.
-  if (res.status === 200) return;
-  let error: ReturnType<typeof parseOAuthErrorBody>;
-  try {
-    error = parseOAuthErrorBody(JSON.parse(res.body));
-  } catch {
-    error = undefined;
-  }
-  const what = error ? `${error.error}${error.error_description ? `: ${error.error_description}` : ''}` : `HTTP ${res.status}`;
-  const meaning = error ? explainOAuthError(error.error) : undefined;
-  throw new FlowError(`revoking the ${hint} failed: ${what}${meaning ? ` (${meaning})` : ''}`, 'the tokens are still cached; try again, or use --no-revoke to only forget them');
 }
 
 export function register(program: Command, io: IO): void {

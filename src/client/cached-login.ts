@@ -11,6 +11,7 @@ import {
   refreshCached,
   type CachedTokens,
   type RefreshTokens,
+  type RequestTokensAgain,
   type TokenCache,
   type TokenCacheKey,
   type ValidToken,
@@ -79,17 +80,7 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
 export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env): RefreshTokens {
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
-    let clientSecret: string | undefined;
-    if (authMethod !== 'none') {
-      clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
-      if (clientSecret === undefined && entry.profile !== undefined) {
-        const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
-        if (selection) clientSecret = profileClientSecret(selection.name, selection.profile, env);
-      }
-      if (clientSecret === undefined) {
-        throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
-      }
-    }
+    const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
     return requestToken(
       http,
       { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod },
@@ -99,6 +90,38 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
       },
     );
   };
+}
+
+/** The client secret of a cached login's confidential client: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
+async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
+  if (entry.auth_method === 'none') return undefined;
+  let clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
+  if (clientSecret === undefined && entry.profile !== undefined) {
+    const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
+    if (selection) clientSecret = profileClientSecret(selection.name, selection.profile, env);
+  }
+  if (clientSecret === undefined) {
+    throw new UsageError(`${doing} needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
+  }
+  return clientSecret;
+}
+
+/** A new client credentials request (RFC 6749 section 4.4) for a cached entry of that grant, with its scope. */
+export function createRequester(http: HttpClient, selector: CachedLoginSelector, env: Env): RequestTokensAgain {
+  return async (entry) => {
+    const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
+    const { requestClientCredentials } = await import('./client-credentials.js');
+    return requestClientCredentials(
+      http,
+      { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod: entry.auth_method as ClientAuthMethod },
+      { scopes: entry.scope?.split(' ').filter(Boolean) },
+    );
+  };
+}
+
+/** How `token`, `call` and the rest renew an expired cached token: refresh, or for client credentials a new request. */
+function renewers(http: HttpClient, selector: CachedLoginSelector, env: Env): { refresh: RefreshTokens; requestAgain: RequestTokensAgain } {
+  return { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env) };
 }
 
 export interface CachedTokenContext {
@@ -115,7 +138,7 @@ export interface CachedTokenContext {
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await getValidAccessToken(found.cache, found.key, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  const result = await getValidAccessToken(found.cache, found.key, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
 
@@ -126,7 +149,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
 

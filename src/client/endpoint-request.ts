@@ -1,4 +1,4 @@
-import { buildAuthenticatedRequest, type ClientCredentials } from '../oauth/token-request.js';
+import { buildAuthenticatedRequest, type ClientCredentials, type FormParams } from '../oauth/token-request.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
 /**
@@ -6,7 +6,7 @@ import type { HttpClient, HttpResponse } from './http.js';
  * authorization, introspection, revocation). Every such request of the client goes through here, so
  * that a client authentication method (or a proof the request carries) is added in one place.
  */
-export async function postAuthenticated(http: HttpClient, client: ClientCredentials, endpoint: string, params: Record<string, string | undefined>): Promise<HttpResponse> {
+export async function postAuthenticated(http: HttpClient, client: ClientCredentials, endpoint: string, params: FormParams): Promise<HttpResponse> {
   const req = buildAuthenticatedRequest(endpoint, client, params);
   return http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
 }

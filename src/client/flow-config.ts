@@ -31,6 +31,8 @@ export interface FlowConfig {
   pkce?: PkceParams;
   /** `--param k=v`, plus a nonce when openid is in scope (OpenID Connect Core section 3.1.2.1). */
   extraParams: Record<string, string>;
+  /** --resource (RFC 8707): sent with the grants that take it (client credentials, device, token exchange). */
+  resources?: string[];
 }
 
 /** The authorization request URL (RFC 6749 section 4.1.1) of a flow; `redirectUri` as the listener really serves it. */

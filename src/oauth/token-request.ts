@@ -11,7 +11,9 @@ export interface ClientCredentials {
 }
 
 /** Grant parameters: grant_type plus whatever it needs (code, redirect_uri, code_verifier, refresh_token, scope). */
-export type GrantParams = { grant_type: string } & Record<string, string | undefined>;
+export type GrantParams = { grant_type: string } & FormParams;
+/** Form parameters; an array is sent as the parameter repeated (RFC 8707 section 2: `resource`). */
+export type FormParams = Record<string, string | readonly string[] | undefined>;
 
 export interface TokenHttpRequest {
   url: string;
@@ -48,9 +50,12 @@ export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentia
  * revocation RFC 7009 section 2.1, introspection RFC 7662 section 2.1, PAR RFC 9126 section 2, device
  * authorization RFC 8628 section 3.1): the one place client authentication is applied.
  */
-export function buildAuthenticatedRequest(endpoint: string, client: ClientCredentials, params: Record<string, string | undefined>): TokenHttpRequest {
+export function buildAuthenticatedRequest(endpoint: string, client: ClientCredentials, params: FormParams): TokenHttpRequest {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) body.set(name, value);
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string') body.set(name, value);
+    else if (value !== undefined) for (const item of value) body.append(name, item);
+  }
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',
