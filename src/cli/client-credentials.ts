@@ -50,7 +50,7 @@ it expires, since this grant has no refresh token.
 
 Examples:
   $ oauthctl client-credentials --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret --scope photo
-  $ oauthctl client-credentials --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret --auth-method client_secret_post --json`,
+  $ oauthctl client-credentials --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret --no-cache --json`,
     )
     .action(async (options: ClientCredentialsOptions, command: Command) => {
       setExitCode(command, await runClientCredentials(options, io));
