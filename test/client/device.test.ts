@@ -91,7 +91,8 @@ describe('polling the token endpoint with a device code (RFC 8628 section 3.4, 3
     expect((err as Error).message).toMatch(/timed out after 9 s/);
     expect(s.forms).toHaveLength(4); // at 2, 4, 6 and 8 s; a fifth at 10 s would be past the 9 s
     const expiring = await scriptedServer([{ error: 'authorization_pending' }]);
-    const late = await pollForDeviceTokens(http, config(expiring.url), { ...device, expires_in: 5 }, { timeoutMs: 60_000, sleep: fakeTime().sleep, now: fakeTime().now }).catch((e: unknown) => e);
+    const clock = fakeTime();
+    const late = await pollForDeviceTokens(http, config(expiring.url), { ...device, expires_in: 5 }, { timeoutMs: 60_000, sleep: clock.sleep, now: clock.now }).catch((e: unknown) => e);
     expect((late as Error).message).toMatch(/device code expired after 5 s/);
     await http.close();
   });
