@@ -11,7 +11,8 @@ import { memoryIO } from '../agent/helpers/io.js';
 let mock: MockServer;
 let dir: string;
 beforeAll(async () => {
-  mock = await createMockServer();
+  // A 1 s polling interval keeps the device probes (which honour it) quick.
+  mock = await createMockServer({ device_interval: 1 });
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-audit-'));
 });
 afterAll(async () => {
@@ -52,7 +53,7 @@ describe('audit against the built-in mock', () => {
     const { 'client-secret-wrong': secret, tls, ...rest } = s;
     expect([secret, tls]).toEqual(['skip', 'skip']);
     expect(Object.entries(rest).filter(([, v]) => v !== 'pass')).toEqual([]);
-    expect(Object.keys(s)).toHaveLength(26);
+    expect(Object.keys(s)).toHaveLength(30);
     const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
     // The mock revokes what a reused code issued, and a reused refresh token's whole family.
     expect(detail['code-single-use']).toBe('second use refused: HTTP 400 invalid_grant; the tokens of the first use were revoked (the refresh token is refused)');
@@ -72,10 +73,10 @@ describe('audit against the built-in mock', () => {
     expect(io.out()).toMatch(/token-post-only +PASS .*GET refused \(HTTP 405 invalid_request\); client_secret in the query string refused \(HTTP 400 invalid_request\)/);
     expect(io.out()).toMatch(/pkce-required +SKIP /);
     expect(io.out()).toMatch(/error-format +PASS /);
-    expect(io.out()).toMatch(/\n24 passed, 0 failed, 0 warnings, 2 skipped\n$/);
+    expect(io.out()).toMatch(/\n28 passed, 0 failed, 0 warnings, 2 skipped\n$/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
-    expect(xml.match(/<testcase /g)).toHaveLength(26);
+    expect(xml.match(/<testcase /g)).toHaveLength(30);
     expect(xml).toContain('<skipped message="photo-web is a confidential client');
     expect(statSync(junit).mode & 0o777).toBe(0o644);
   });
@@ -178,7 +179,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
       expect(stdout).toMatch(/flow +PASS/);
       expect(code).toBe(0);
-      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="26" failures="0"/);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="30" failures="0"/);
     } finally {
       server.kill('SIGTERM');
     }
