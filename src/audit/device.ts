@@ -34,7 +34,10 @@ export async function authorizeDevice(ctx: AuditContext): Promise<DeviceGrant> {
     // described below
   }
   const error = parseOAuthErrorBody(json);
-  if (error?.error === 'unauthorized_client') throw new ProbeSkip(`the client ${ctx.config.clientId} may not use the device flow here (unauthorized_client)`);
+  // A refusal (unauthorized_client, or invalid_request as some servers say it) means this client may not use the flow.
+  if (error && res.status >= 400 && res.status < 500) {
+    throw new ProbeSkip(`the server issues no device code to ${ctx.config.clientId}: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`);
+  }
   if (res.status !== 200 || typeof json.device_code !== 'string' || typeof json.user_code !== 'string' || typeof json.verification_uri !== 'string') {
     throw new ProbeFailure(`no device code: the device authorization endpoint answered HTTP ${res.status}${error ? ` ${error.error}` : ''}`);
   }
