@@ -1,6 +1,6 @@
 // login --device, client-credentials, token-exchange, introspect, userinfo and revoke against the mock,
 // in-process, over real HTTP on loopback.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -50,6 +50,21 @@ describe('login --device (RFC 8628)', () => {
     expect(cachedEntries()).toEqual([expect.objectContaining({ client_id: 'photo-cli', access_token: tokens.access_token })]);
     expect((await runCli(['token', '--auth-url', m.authUrl, '--client-id', 'photo-cli'], env)).stdout.trim()).toBe(tokens.access_token);
   });
+
+  it.skipIf(!existsSync('/usr/bin/chromium'))(
+    '--headless --browser-driver chromium completes the verification page in a real browser',
+    async () => {
+      const m = await startMock();
+      const r = await runCli(
+        ['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--headless', '--browser-driver', 'chromium', '--username', 'alice', '--password', 'wonderland'],
+        env,
+      );
+      expect(r.stderr).toMatch(/==> Verification page \(Chromium\)/);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^access_token=/);
+    },
+    60_000,
+  );
 
   it('--no-browser prints the code and waits: the mock with --auto-login approves at once; no QR code off a terminal', async () => {
     const m = await startMock({ device_interval: 1 }, { autoLogin: 'alice' });
