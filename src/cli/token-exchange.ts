@@ -75,7 +75,9 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl token-exchange --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret \\
       --subject-token "$(oauthctl client-credentials --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret --no-cache | sed -n 's/^access_token=//p')"
-  $ oauthctl token-exchange --issuer https://id.example.com --client-id gateway --client-secret s3cret --audience backend --actor-token "$ACTOR" --json`,
+  $ oauthctl login --device --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --headless --username alice --password wonderland
+  $ oauthctl token-exchange --auth-url http://127.0.0.1:9000 --client-id photo-service --client-secret photo-service-secret \
+      --subject-token "$(oauthctl token --auth-url http://127.0.0.1:9000 --client-id photo-cli)" --json`,
     )
     .action(async (options: TokenExchangeOptions, command: Command) => {
       setExitCode(command, await runTokenExchange(options, io));
