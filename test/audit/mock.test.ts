@@ -158,7 +158,10 @@ describe('audit command line', () => {
 
 describe('the CI recipe: serve-mock in the background, then audit --junit (built CLI)', () => {
   it('runs end to end with node bin/oauthctl.js', async () => {
-    const server = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A 1 s device polling interval: the device probes honour it.
+    const config = join(dir, 'fast-device.json');
+    writeFileSync(config, JSON.stringify({ device_interval: 1 }));
+    const server = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--config', config], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';

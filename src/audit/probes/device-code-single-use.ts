@@ -21,7 +21,8 @@ export const deviceCodeSingleUseProbe: Probe = {
       return fail(`the verification page did not approve the device: ${page.kind === 'redirect' ? `sent off to ${page.url}` : `HTTP ${page.status} ${page.text}`}`);
     let first;
     for (let i = 0; i < MAX_POLLS; i++) {
-      await waitInterval(grant);
+      // The interval is between polls (RFC 8628 section 3.5): the first one may go at once.
+      if (i > 0) await waitInterval(grant);
       first = await pollDevice(ctx, grant);
       if (first.error?.error !== 'authorization_pending' && first.error?.error !== 'slow_down') break;
     }
