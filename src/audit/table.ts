@@ -1,4 +1,5 @@
 import kleur from 'kleur';
+import { escapeTerminal } from '../output/escape.js';
 import type { AuditReport, ProbeStatus } from './types.js';
 
 const PAINT: Record<ProbeStatus, (s: string) => string> = {
@@ -20,7 +21,8 @@ export function formatAuditTable(report: AuditReport, color: boolean): string {
       kleur.enabled = before;
     }
   };
-  const rows = report.probes.map((p) => [p.id, p.status.toUpperCase(), p.rfc, p.detail] as const);
+  // The detail quotes what the server said (page text, error descriptions): escaped for the terminal.
+  const rows = report.probes.map((p) => [p.id, p.status.toUpperCase(), p.rfc, escapeTerminal(p.detail)] as const);
   const idWidth = Math.max(5, ...rows.map((r) => r[0].length));
   const rfcWidth = Math.max(3, ...rows.map((r) => r[2].length));
   const lines = [`${'PROBE'.padEnd(idWidth)}  STATUS  ${'RFC'.padEnd(rfcWidth)}  DETAIL`];

@@ -66,7 +66,7 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
   for (const check of checks) {
     const line = `${check.name}: ${check.detail}`;
     if (check.status === 'pass') renderer.ok(line);
-    else if (check.status === 'fail') renderer.info(renderer.paint.red(`✗ ${line}`));
+    else if (check.status === 'fail') renderer.info(`✗ ${line}`, 'red');
     else renderer.info(`- ${line}`);
   }
   const failed = checks.filter((c) => c.status === 'fail');

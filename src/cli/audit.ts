@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import { httpTimeoutMs } from './http-timeout.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
-import type { Renderer } from '../output/render.js';
+import type { Renderer, Style } from '../output/render.js';
 import type { AuditReport, ProbeStatus } from '../audit/types.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
@@ -42,7 +43,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const quiet = scrubbingRenderer(renderer, [account.password]);
-  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env });
+  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env, timeoutMs: httpTimeoutMs(options) });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
@@ -64,7 +65,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     });
     renderer.step(`Audit of ${new URL(config.authorizationEndpoint).origin} with client ${config.clientId} (${probes.length} probes)`);
     const report = await runAudit(ctx, probes, {
-      onResult: (r) => renderer.info(`${paintStatus(renderer, r.status)} ${r.id}`),
+      onResult: (r) => renderer.info(`${r.status.padEnd(4)} ${r.id}`, STATUS_STYLE[r.status]),
     });
     if (options.junit !== undefined) await writeJUnit(options.junit, report, config);
     if (options.json) {
@@ -131,13 +132,7 @@ async function writeJUnit(file: string, report: AuditReport, config: FlowConfig)
   }
 }
 
-function paintStatus(renderer: Renderer, status: ProbeStatus): string {
-  const text = status.padEnd(4);
-  if (status === 'pass') return renderer.paint.green(text);
-  if (status === 'fail') return renderer.paint.red(text);
-  if (status === 'warn') return renderer.paint.yellow(text);
-  return renderer.paint.gray(text);
-}
+const STATUS_STYLE: Readonly<Record<ProbeStatus, Style>> = { pass: 'green', fail: 'red', warn: 'yellow', skip: 'gray' };
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('audit').description("Probe an authorization server's security properties (RFC 6749, RFC 7636, RFC 9207, RFC 9700) through headless logins: a smoke test for CI.");
