@@ -146,6 +146,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   }
 
   const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints };
+  if (raw.verifyIdToken === false) out.acceptUnverifiedIdToken = true;
   if (authUrl !== undefined) out.authUrl = authUrl.replace(/\/+$/, '');
   if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
