@@ -1,4 +1,4 @@
-import { FlowError } from '../errors.js';
+import { CliError, FlowError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
 import { selectedProfileName } from '../store/config-store.js';
@@ -43,11 +43,7 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
   renderer.step('ID token validation');
   const decoded = decodeJwtUnverified(idToken);
   if (!decoded) throw new FlowError('the id_token is not a JWT', 'OpenID Connect Core section 2: an ID token is a signed JWT');
-  const [{ endpointOf }, { checkIdTokenSignature }, { checkClaims }] = await Promise.all([
-    import('../client/endpoints.js'),
-    import('../client/id-token-keys.js'),
-    import('../oauth/jwt-claims.js'),
-  ]);
+  const [{ endpointOf }, { checkIdTokenSignature }, { checkClaims }] = await Promise.all([import('../client/endpoints.js'), import('../client/id-token-keys.js'), import('../oauth/jwt-claims.js')]);
   const jwksUri = await endpointOf(http, config, 'jwks_uri');
   // The issuer the user named, or the one the metadata of --auth-url declares (checked against that URL).
   const issuer = config.issuer ?? config.metadata?.issuer;
@@ -92,6 +88,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {
     // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
-    renderer.warn(`could not cache the tokens: ${(err as Error).message}`);
+    const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';
+    renderer.warn(`could not cache the tokens: ${(err as Error).message}${hint}`);
   }
 }
