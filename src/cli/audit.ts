@@ -30,7 +30,7 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   const account = resolveHeadlessOptions(options, io.env, 'audit');
-  const [{ createRenderer }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
+  const [{ createRenderer, printJson }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
     import('../agent/headless/agent.js'),
@@ -69,7 +69,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     });
     if (options.junit !== undefined) await writeJUnit(options.junit, report, config);
     if (options.json) {
-      io.stdout.write(`${JSON.stringify({ probes: report.probes, summary: report.summary }, null, 2)}\n`);
+      printJson(io, { probes: report.probes, summary: report.summary });
     } else {
       const { formatAuditTable } = await import('../audit/table.js');
       io.stdout.write(formatAuditTable(report, colorEnabled({ ...io, stderr: io.stdout }, options.color)));

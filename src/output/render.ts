@@ -65,5 +65,13 @@ export function createRenderer(io: IO, options: RenderOptions = {}): Renderer {
 
 /** Exactly one JSON document on stdout (--json). */
 export function printJson(io: IO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${jsonText(value)}\n`);
+}
+
+/**
+ * JSON text that is also safe on a terminal: JSON.stringify escapes C0 controls but leaves DEL and the
+ * C1 controls raw; they are written as \u escapes, which parse back to the very same value.
+ */
+export function jsonText(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
