@@ -12,5 +12,5 @@ for (const query of JSON.parse(process.env.FORGE_QUERIES ?? '[]')) {
   const url = `${redirectUri}?${query.replaceAll('{state}', encodeURIComponent(state))}`;
   const res = await fetch(url, { redirect: 'manual' });
   const body = await res.text();
-  if (process.env.FORGE_LOG) appendFileSync(process.env.FORGE_LOG, `${res.status} ${query} ${JSON.stringify(body.slice(0, 300))}\n`);
+  if (process.env.FORGE_LOG) appendFileSync(process.env.FORGE_LOG, `${res.status} ${query} ${JSON.stringify(body.slice(0, 4000))}\n`);
 }
