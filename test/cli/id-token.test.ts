@@ -48,16 +48,12 @@ beforeEach(() => {
 
 const NONCE = 'n-fixed-1';
 function idToken(key: CryptoKey, kid: string, iss: string): Promise<string> {
-  return new SignJWT({ nonce: NONCE, sub: 'alice' })
-    .setProtectedHeader({ alg: 'ES256', kid })
-    .setIssuer(iss)
-    .setAudience('photo-cli')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(key);
+  return new SignJWT({ nonce: NONCE, sub: 'alice' }).setProtectedHeader({ alg: 'ES256', kid }).setIssuer(iss).setAudience('photo-cli').setIssuedAt().setExpirationTime('5m').sign(key);
 }
 const unsigned = (iss: string) =>
-  [{ alg: 'none' }, { iss, aud: 'photo-cli', sub: 'alice', nonce: NONCE, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 300 }].map((p) => Buffer.from(JSON.stringify(p)).toString('base64url')).join('.') + '.';
+  [{ alg: 'none' }, { iss, aud: 'photo-cli', sub: 'alice', nonce: NONCE, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 300 }]
+    .map((p) => Buffer.from(JSON.stringify(p)).toString('base64url'))
+    .join('.') + '.';
 
 const login = (args: string[]) =>
   runCli(['login', '--auth-url', as.url, '--client-id', 'photo-cli', '--scope', 'openid', '--param', `nonce=${NONCE}`, '--timeout', '20', ...args], {
@@ -112,7 +108,9 @@ describe('ID token validation: keys only from a named source', () => {
   });
 
   it('the metadata of --auth-url names the keys, and its issuer is what iss must equal', async () => {
-    as.documents.set('/.well-known/oauth-authorization-server', { body: { issuer: as.url, authorization_endpoint: `${as.url}/authorize`, token_endpoint: `${as.url}/token`, jwks_uri: `${as.url}/keys` } });
+    as.documents.set('/.well-known/oauth-authorization-server', {
+      body: { issuer: as.url, authorization_endpoint: `${as.url}/authorize`, token_endpoint: `${as.url}/token`, jwks_uri: `${as.url}/keys` },
+    });
     as.token = { body: { access_token: 'at', token_type: 'Bearer', id_token: await idToken(serverKey, 'server-1', as.url) } };
     const r = await login([]);
     expect(r.code).toBe(0);
