@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -28,8 +28,17 @@ async function forge(queries: string[]) {
   const r = await runCli(['login', '--auth-url', as.url, '--client-id', 'photo-cli', '--timeout', '20', '--no-cache'], {
     env: { BROWSER: FORGING_BROWSER, FORGE_QUERIES: JSON.stringify(queries), FORGE_LOG: log },
   });
-  const answers = readFileSync(log, 'utf8').trim().split('\n');
-  return { ...r, answers };
+  return { ...r, answers: await answersIn(log, queries.length) };
+}
+
+/** The forging browser may still be writing when login has exited: wait for its log to hold every answer. */
+async function answersIn(log: string, count: number): Promise<string[]> {
+  for (let i = 0; i < 200; i++) {
+    const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
+    if (lines.length >= count) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the forging browser did not log ${count} answers in ${log}`);
 }
 
 describe('the loopback listener against a local process', () => {
