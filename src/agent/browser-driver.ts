@@ -200,7 +200,8 @@ async function walk(page: Page, start: string, options: WalkOptions): Promise<Wa
   throw new FlowError(`browser login gave up after ${options.maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
 }
 
-const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><p>oauthctl stopped here, before leaving the authorization server.</p>';
+// The icon link keeps Chromium from asking the redirect URI's host for /favicon.ico, a request no route sees.
+const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><link rel="icon" href="data:,"><p>oauthctl stopped here, before leaving the authorization server.</p>';
 
 /** What the browser navigator needs of `navigate`'s options (the browser has its own HTTP and cookies). */
 export type BrowserNavigateOptions = Omit<NavigateOptions, 'http' | 'jar' | 'signal'>;

@@ -31,13 +31,14 @@ describe.skipIf(!hasChromium)('the Chromium navigator keeps its promise with pop
     const redirectUri = `${target.url}/callback`;
     const as = await recorder((url, res) => {
       if (url.pathname === '/authorize') {
-        // The page opens a popup on another host, loads an image from it, then goes on to the redirect.
-        const script = `window.open(${JSON.stringify(`${elsewhere.url}/popup`)}); new Image().src = ${JSON.stringify(`${elsewhere.url}/img`)}; setTimeout(function () { location.href = '/go'; }, 300);`;
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Working</title><p>Please wait</p><script>${script}</script>`);
+        // A login page that opens a popup on another host and loads an image from it; its form leads on to the redirect.
+        const script = `window.open(${JSON.stringify(`${elsewhere.url}/popup`)}); new Image().src = ${JSON.stringify(`${elsewhere.url}/img`)};`;
+        const form = '<form method="post" action="/go"><input name="username"><input type="password" name="password"><button type="submit">Sign in</button></form>';
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Sign in</title><link rel="icon" href="data:,">${form}<script>${script}</script>`);
         return true;
       }
       if (url.pathname === '/go') {
-        res.writeHead(302, { location: `${redirectUri}?code=c1&state=s1` }).end();
+        res.writeHead(303, { location: `${redirectUri}?code=c1&state=s1` }).end();
         return true;
       }
       return false;
@@ -49,7 +50,7 @@ describe.skipIf(!hasChromium)('the Chromium navigator keeps its promise with pop
       const result = await navigator.navigate(`${as.url}/authorize`, {
         redirectUri,
         consent: 'approve',
-        credentials: undefined,
+        credentials: { username: 'alice', password: 'wonderland' },
         stopBefore: (url) => url.origin !== as.url,
         trace: (line) => trace.push(line),
       });
