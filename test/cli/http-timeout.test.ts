@@ -59,6 +59,12 @@ describe('--http-timeout bounds each request, connect to last byte', () => {
     expect(r.stderr).toMatch(TIMED_OUT);
   });
 
+  it("login --headless: the agent's own requests keep the deadline", async () => {
+    const r = await runCli(['login', '--headless', '--auth-url', url, '--client-id', 'c', '--username', 'a', '--password', 'b', '--no-cache', '--timeout', '30', '--http-timeout', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/oauthctl: error: GET .*\/authorize\?.* timed out after 1 s/);
+  });
+
   it('call', async () => {
     const r = await runCli(['call', `${url}/api`, '--token', 't', '--http-timeout', '1']);
     expect(r.code).toBe(1);
