@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { ACCESS_TOKEN_FORMATS, createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type AccessTokenFormat, type MockConfigInput, type MockServer } from '../mock/index.js';
+import { escapeTerminal } from '../output/escape.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
 import type { IO } from '../output/io.js';
@@ -48,7 +49,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       port: options.port ?? 0,
       consent: options.consent !== false,
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
-      ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
+      ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : escapeTerminal(formatLogEntry(entry))}\n`) }),
     });
   } catch (err) {
     if (err instanceof MockConfigError) {

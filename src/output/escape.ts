@@ -7,3 +7,11 @@
 export function escapeTerminal(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
+
+/**
+ * A result printed on stdout (an API body, a token), escaped only when stdout is a terminal: piped or
+ * redirected, it stays byte for byte what the server sent, as curl does.
+ */
+export function escapeForStream(stream: { isTTY?: boolean }, text: string): string {
+  return stream.isTTY === true ? escapeTerminal(text) : text;
+}
