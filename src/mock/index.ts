@@ -93,13 +93,10 @@ const SWEEP_INTERVAL_MS = 10_000;
  */
 export async function createMockServer(input?: MockConfigInput, options: MockServerOptions = {}): Promise<MockServer> {
   const config = resolveMockConfig(withDefaultSigningAlg(input ?? {}, options.defaultSigningAlg ?? 'ES256'));
-  if (options.autoLogin !== undefined) {
-    for (const [name, c] of [['', config] as const, ...config.issuers]) {
-      if (!c.users.has(options.autoLogin)) {
-        const where = name ? ` of issuer ${name}` : '';
-        throw new MockConfigError([`auto-login: no user ${JSON.stringify(options.autoLogin)} in the configuration${where} (users: ${[...c.users.keys()].join(', ')})`]);
-      }
-    }
+  // --auto-login signs in at each issuer that has the user; one of them must.
+  const everyConfig = [config, ...config.issuers.values()];
+  if (options.autoLogin !== undefined && !everyConfig.some((c) => c.users.has(options.autoLogin!))) {
+    throw new MockConfigError([`auto-login: no user ${JSON.stringify(options.autoLogin)} in the configuration (users: ${[...config.users.keys()].join(', ')})`]);
   }
   if (options.issuerUrl !== undefined) {
     const problem = issuerUrlProblem(options.issuerUrl);
@@ -178,7 +175,7 @@ function issuerState(config: MockConfig, options: MockServerOptions, name?: stri
     secureCookies: false,
     sessionCookie: '',
     consent: options.consent !== false,
-    ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+    ...(options.autoLogin !== undefined && config.users.has(options.autoLogin) ? { autoLogin: options.autoLogin } : {}),
     now: options.now ?? Date.now,
     store: new MockStore(() => state.now(), options.limits),
     // jose and the key generation stay off the start-up path; the first token waits for them.
