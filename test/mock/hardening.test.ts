@@ -109,6 +109,18 @@ describe('hostile load: a full store refuses new work and forgets no security st
   });
 });
 
+describe('what an expired opaque token leaves behind', () => {
+  it('is kept past its expiry at most as long again as it lived, so short-lived tokens do not fill the store', async () => {
+    let now = Date.now();
+    const server = await startMock({ access_token_format: 'opaque', lifetimes: { access_token: 2 } }, { autoLogin: 'alice', now: () => now });
+    const { tokens } = await codeFlow(server, 'photo');
+    now += 3000;
+    expect((await me(server, tokens.access_token)).headers.get('www-authenticate')).toMatch(/has expired/);
+    now += 2000;
+    expect((await me(server, tokens.access_token)).headers.get('www-authenticate')).toMatch(/is not valid/);
+  });
+});
+
 describe('the request log', () => {
   it('a client_id with a newline and ESC cannot forge a log line', async () => {
     const entries: MockLogEntry[] = [];
