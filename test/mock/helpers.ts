@@ -16,7 +16,7 @@ export async function startMock(config?: MockConfigInput, options: MockServerOpt
 
 export const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 
-export function authorizeUrl(server: MockServer, params: Record<string, string | undefined>): string {
+export function authorizeUrl(server: Pick<MockServer, 'authUrl'>, params: Record<string, string | undefined>): string {
   const url = new URL(`${server.authUrl}/authorize`);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
   return url.href;
@@ -43,7 +43,7 @@ export async function getRedirect(url: string, init: RequestInit = {}): Promise<
 }
 
 /** With an auto-login server: the code of a successful authorization request. */
-export async function getCode(server: MockServer, params: Record<string, string | undefined>): Promise<string> {
+export async function getCode(server: Pick<MockServer, 'authUrl'>, params: Record<string, string | undefined>): Promise<string> {
   const { status, location } = await getRedirect(authorizeUrl(server, params));
   const code = location?.searchParams.get('code');
   if (status !== 302 || !code) throw new Error(`no code: ${status} ${location?.href}`);

@@ -2,7 +2,10 @@ import type { MockState } from './http.js';
 import { serverToken } from './random-pool.js';
 import type { AccessTokenClaims } from './store.js';
 
-/** An expired opaque token is kept this much longer, so that its late use is told "expired", not "unknown". */
+/**
+ * An expired opaque token is kept this much longer (and at most as long again as it lived, so that
+ * short-lived tokens do not crowd the bounded store), so that its late use is told "expired", not "unknown".
+ */
 const EXPIRED_KEPT_MS = 10 * 60 * 1000;
 
 /**
@@ -14,7 +17,7 @@ const EXPIRED_KEPT_MS = 10 * 60 * 1000;
 export async function issueAccessToken(state: MockState, claims: AccessTokenClaims): Promise<string> {
   if (state.config.accessTokenFormat === 'jwt') return (await state.keys()).signAccessToken(claims);
   const token = serverToken(256);
-  state.store.accessTokens.set(token, { claims, expiresAt: claims.exp * 1000 + EXPIRED_KEPT_MS });
+  state.store.accessTokens.set(token, { claims, expiresAt: claims.exp * 1000 + Math.min(EXPIRED_KEPT_MS, (claims.exp - claims.iat) * 1000) });
   return token;
 }
 
@@ -41,6 +44,6 @@ export async function checkAccessToken(state: MockState, token: string): Promise
       return { ok: false, reason: err instanceof Error && 'code' in err && err.code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid' };
     }
   }
-  if (state.store.revokedAccessTokens.get(claims.jti)) return { ok: false, reason: 'revoked' };
+  if (state.store.isAccessTokenRevoked(claims.jti)) return { ok: false, reason: 'revoked' };
   return { ok: true, claims };
 }

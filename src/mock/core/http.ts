@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { MockConfig } from './config.js';
 import type { SigningKeys } from './keys.js';
+import { HttpError } from './http-error.js';
 import type { MockStore } from './store.js';
 
 /** Everything a handler needs: the configuration, the store, the keys, the clock. */
@@ -47,15 +48,7 @@ export const STYLESHEET_PATH = '/assets/mock.css';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    readonly description: string,
-  ) {
-    super(description);
-  }
-}
+export { HttpError } from './http-error.js';
 
 /** Reads a request body up to `limit` bytes; past it, 413 (the rest is not read). */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {

@@ -62,7 +62,7 @@ export function loginPage(p: LoginPageInput): string {
   return `<h1>Sign in</h1>
 <p><strong>${escapeHtml(p.clientName)}</strong> wants to access your account.</p>
 ${p.error ? `<p id="login-error" class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
-<form method="post" action="/login">
+<form method="post" action="login">
 <input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">
 <label for="username">Account name</label>
@@ -90,7 +90,7 @@ export function consentPage(p: ConsentPageInput): string {
 ${items}
 </ul>
 <p class="muted">Signed in as ${escapeHtml(p.username)}.</p>
-<form method="post" action="/consent">
+<form method="post" action="consent">
 <input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">
 <div class="actions">

@@ -177,14 +177,22 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
   return { listener, preload };
 }
 
+/** nginx's status for a request whose client closed the connection first: logged only, nothing is sent. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 function fail(ex: Exchange, err: unknown): void {
   const { res } = ex;
+  if (!ex.req.complete && (ex.req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET')) {
+    ex.log.outcome = 'client disconnected before its request was complete';
+    if (!hasResponded(res)) res.statusCode = CLIENT_CLOSED_REQUEST;
+    return;
+  }
   const known = err instanceof HttpError;
   ex.log.error = known ? err.error : 'server_error';
   ex.log.errorDescription = err instanceof Error ? err.message : String(err);
   ex.log.outcome = 'failed';
   // A handler that failed after its response was made: that response stands.
   if (hasResponded(res)) return;
-  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close' });
+  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close', ...err.headers });
   else sendJson(res, 500, { error: 'server_error', error_description: 'the mock hit an unexpected error; see its log' }, { 'Cache-Control': 'no-store' });
 }

@@ -65,15 +65,13 @@ export async function handleLogin(ex: Exchange): Promise<void> {
     return;
   }
   // A new session id at login (session fixation); the pending request moves with it.
-  const session = startSession(ex, r.session);
-  session.record.username = user.username;
-  session.record.authTime = ex.state.now();
+  const session = startSession(ex, r.session, { username: user.username, authTime: ex.state.now() });
   const request = { ...r.interaction.request, prompt: new Set([...r.interaction.request.prompt].filter((p) => p !== 'login')) };
   ex.state.store.interactions.delete(r.interactionId);
   if (needsConsent(ex, r.client, request, session)) {
     const id = newInteraction(ex, session, request);
     ex.log.outcome = 'signed in';
-    redirect(ex.res, `/consent?interaction=${encodeURIComponent(id)}`, 303);
+    redirect(ex.res, `consent?interaction=${encodeURIComponent(id)}`, 303);
     return;
   }
   continueAuthorization(ex, r.client, request, session, 303);

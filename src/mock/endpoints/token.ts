@@ -4,11 +4,9 @@ import { formatScope, parseScope } from '../../oauth/scope.js';
 import { issueAccessToken } from '../core/access-token.js';
 import { userClaims } from '../core/claims.js';
 import { authenticateClient } from '../core/client-auth.js';
-import type { MockClient } from '../core/config.js';
+import type { GrantType, MockClient } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
-
-const MAX_TOKENS_PER_FAMILY = 1000;
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -39,9 +37,11 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!grantType) return sendOAuthError(ex, 400, 'invalid_request', 'grant_type is missing');
   const client = authenticateClient(ex, values);
   if (!client) return;
-  if (grantType === 'authorization_code') return exchangeCode(ex, client, values);
-  if (grantType === 'refresh_token') return refresh(ex, client, values);
-  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
+  const grant = GRANTS[grantType];
+  if (!grant) return sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${Object.keys(GRANTS).join(' or ')}`);
+  // RFC 6749 section 5.2: a grant type the client is not registered for (RFC 7591 grant_types).
+  if (!client.grantTypes.has(grantType as GrantType)) return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is not registered for grant_type ${grantType}`);
+  return grant(ex, client, values);
 }
 
 async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
@@ -52,7 +52,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   if (!record) return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code is unknown or expired');
   if (record.redeemed) {
     // RFC 6749 section 4.1.2: deny, and revoke what the first use issued.
-    store.revokeAccessToken(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
+    store.revokeAfterReuse(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
     if (record.redeemed.refreshFamily) store.revokeFamily(record.redeemed.refreshFamily);
     store.codes.delete(code);
     return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code was already used; the tokens issued for it are now revoked (RFC 6749 section 4.1.2)');
@@ -74,14 +74,19 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier is sent, but the authorization request had no code_challenge (RFC 9700 section 4.8.2)');
   }
 
-  // Redeemed before the first await, so that a concurrent second use already sees it.
+  // Room first (a full store refuses with 503 and the code stays unused), then redeemed before the
+  // first await, so that a concurrent second use already sees it.
+  const offline = record.scopes.includes('offline_access');
+  store.ensureRoomForTokens(ex.state.config.accessTokenFormat === 'opaque', offline);
   const now = ex.state.now();
   const jti = newJti();
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
-  const family = record.scopes.includes('offline_access') ? serverToken(128) : undefined;
+  const family = offline ? serverToken(128) : undefined;
   record.redeemed = { accessTokenJti: jti, accessTokenExpiresAt: accessExp, ...(family ? { refreshFamily: family } : {}) };
   if (family) {
-    store.families.set(family, { revoked: false, accessTokens: new Map([[jti, accessExp]]), expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 });
+    const familyRecord = { revoked: false, expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 };
+    store.families.set(family, familyRecord);
+    store.addToFamily(family, familyRecord, jti, accessExp);
   }
   await sendTokens(ex, client, {
     username: record.username,
@@ -115,13 +120,13 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     if (extra.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${extra.join(' ')} was not granted to this refresh token (RFC 6749 section 6)`);
     scopes = asked;
   }
+  store.ensureRoomForTokens(ex.state.config.accessTokenFormat === 'opaque', true);
   record.rotated = true;
   const now = ex.state.now();
   const jti = newJti();
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
-  if (family.accessTokens.size >= MAX_TOKENS_PER_FAMILY) family.accessTokens.delete(family.accessTokens.keys().next().value as string);
-  family.accessTokens.set(jti, accessExp);
-  family.expiresAt = now + ex.state.config.lifetimes.refreshToken * 1000;
+  family.expiresAt = Math.max(family.expiresAt, now + ex.state.config.lifetimes.refreshToken * 1000);
+  store.addToFamily(record.family, family, jti, accessExp);
   await sendTokens(ex, client, { username: record.username, scopes, refreshScopes: record.scopes, authTime: record.authTime, jti, family: record.family });
 }
 
@@ -190,3 +195,8 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   ex.log.outcome = 'tokens issued';
   sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
+
+type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>) => Promise<void>;
+
+/** The grant types the token endpoint serves, by grant_type. */
+const GRANTS: Partial<Record<string, GrantHandler>> = { authorization_code: exchangeCode, refresh_token: refresh };
