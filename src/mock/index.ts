@@ -1,12 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './core/config.js';
+import { MockClock } from './core/clock.js';
+import { MockConfigError, resolveMockConfig, stripJsonComments, type MockClient, type MockConfig, type MockConfigInput, type MockUser } from './core/config.js';
 import type { MockState } from './core/http.js';
-import type { SigningKeys } from './core/keys.js';
-import { createRequestListener, type MockLogEntry } from './core/router.js';
+import type { KeyRing } from './core/key-ring.js';
+import { adminMode } from './core/loopback.js';
+import { MockQueue } from './core/queue.js';
+import { RequestLog, type MockRequest } from './core/request-log.js';
+import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/router.js';
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
 import { MockStore } from './core/store.js';
+import * as control from './endpoints/admin/control.js';
+import type { EnqueueInput, IssueTokenInput } from './endpoints/admin/input.js';
 
 export type {
   MockConfig,
@@ -23,6 +29,11 @@ export type {
 } from './core/config.js';
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
+export type { MockRequest } from './core/request-log.js';
+export type { EnqueueInput, IssueTokenInput } from './endpoints/admin/input.js';
+export { MockAdminError } from './endpoints/admin/input.js';
+export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
+export { adminMode, isLoopbackHost } from './core/loopback.js';
 export { serverMetadata } from './endpoints/discovery.js';
 export { matchRedirectUri } from './core/redirect-uri.js';
 
@@ -39,6 +50,11 @@ export interface MockServerOptions {
   log?: (entry: MockLogEntry) => void;
   /** Clock in milliseconds, for tests. */
   now?: () => number;
+  /**
+   * The admin API under `{auth_url}/_mock/`: on by default when `host` is loopback (then only for
+   * requests to a loopback name), off otherwise; true turns it on for every request, false off.
+   */
+  admin?: boolean;
 }
 
 export interface MockServer {
@@ -49,6 +65,23 @@ export interface MockServer {
   baseUrl: string;
   port: number;
   config: MockConfig;
+  /** Tokens without a flow, as POST /_mock/tokens: resolves to a token response. */
+  issueToken(input: IssueTokenInput): Promise<Record<string, unknown>>;
+  /** Claims for the next tokens, a fault for an endpoint, or a broken next access token, as POST /_mock/next. */
+  enqueue(item: EnqueueInput): void;
+  /** The request log, oldest first (the last 1,000 requests), as GET /_mock/requests. */
+  requests(): MockRequest[];
+  /** Clears the request log, as DELETE /_mock/requests. */
+  clearRequests(): void;
+  /** The mock's clock, used for issuing, expiry and validation alike. */
+  clock: { advance(seconds: number): void; set(epochSeconds: number): void; now(): number };
+  /** A new signing key; the old one stays in the JWKS until its tokens expire. Resolves to the new kid. */
+  rotateKeys(): Promise<string>;
+  /** Adds a user or a client, validated as the configuration file's (MockAdminError names the field). */
+  addUser(input: unknown): MockUser;
+  addClient(input: unknown): MockClient;
+  /** Forgets codes, tokens, sessions, queued items and the request log. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -64,8 +97,9 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     throw new MockConfigError([`auto-login: no user ${JSON.stringify(options.autoLogin)} in the configuration (users: ${[...config.users.keys()].join(', ')})`]);
   }
   const host = options.host ?? '127.0.0.1';
-  const now = options.now ?? Date.now;
-  let keys: Promise<SigningKeys> | undefined;
+  const clock = new MockClock(options.now);
+  const now = () => clock.now();
+  let keys: Promise<KeyRing> | undefined;
   const state: MockState = {
     config,
     issuer: '',
@@ -75,9 +109,14 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     consent: options.consent !== false,
     ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
     now,
+    clock,
     store: new MockStore(now),
     // jose and the key generation stay off the start-up path; the first token waits for them.
-    keys: () => (keys ??= import('./core/keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
+    keys: () => (keys ??= import('./core/key-ring.js').then((m) => m.KeyRing.create(config.signingAlg, now))),
+    queue: new MockQueue(),
+    requests: new RequestLog(),
+    endpoints: routeEndpoints(),
+    admin: adminMode(host, options.admin),
   };
   const { listener, preload } = createRequestListener(state, options.log);
   const server = createServer({ keepAliveTimeout: 5000 }, listener);
@@ -110,6 +149,15 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     baseUrl: state.baseUrl,
     port,
     config,
+    issueToken: (input) => control.issueToken(state, input),
+    enqueue: (item) => control.enqueue(state, item),
+    requests: () => control.requests(state),
+    clearRequests: () => control.clearRequests(state),
+    clock: { advance: (seconds) => control.advanceClock(state, seconds), set: (epochSeconds) => control.setClock(state, epochSeconds), now: () => state.now() / 1000 },
+    rotateKeys: () => control.rotateKeys(state),
+    addUser: (input) => control.addUser(state, input),
+    addClient: (input) => control.addClient(state, input),
+    reset: () => control.reset(state),
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);

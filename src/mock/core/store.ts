@@ -66,6 +66,8 @@ export interface CodeRecord {
   nonce?: string;
   authTime: number;
   expiresAt: number;
+  /** The request-log id of the authorization request (the flows page links the code exchange to it). */
+  flow?: number;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
   redeemed?: { accessTokenJti: string; accessTokenExpiresAt: number; refreshFamily?: string };
 }
@@ -114,6 +116,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
+  flow?: number;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
