@@ -21,7 +21,10 @@ export function describeFault(f: Fault): string {
 export async function applyFault(ex: Exchange, fault: Fault, endpoint: string, run: () => void | Promise<void>): Promise<void> {
   ex.log.fault = describeFault(fault);
   if (fault.delayMs) await delay(ex, fault.delayMs);
-  if (ex.req.socket.destroyed) return;
+  if (ex.req.socket.destroyed) {
+    ex.log.outcome = 'client went away';
+    return;
+  }
   if (fault.status === undefined && fault.error === undefined) return run();
   // The body is read (for the request log) though the endpoint does not run.
   if (ex.req.method !== 'GET' && ex.req.method !== 'HEAD') await readBody(ex.req).catch(() => undefined);
