@@ -86,7 +86,7 @@ function flowSection(flow: Flow): string {
 <h2 id="${id}">Flow ${start.id}: ${escapeHtml(client)}, ${escapeHtml(last.outcome)}</h2>
 <p class="muted">Started <time datetime="${new Date(start.time).toISOString()}">${time(start.time)}</time>, ${steps.length} ${steps.length === 1 ? 'step' : 'steps'}.</p>
 <h3 id="${id}-params">Authorization request</h3>
-${rows ? `<dl class="params" aria-labelledby="${id}-params">${rows}</dl>` : '<p>No parameters.</p>'}
+${rows ? `<dl class="params">${rows}</dl>` : '<p>No parameters.</p>'}
 ${stepsTable(steps, `Steps of flow ${start.id}`, id)}
 </section>`;
 }
