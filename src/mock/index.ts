@@ -12,7 +12,7 @@ import { createRequestListener, routeEndpoints, type MockLogEntry } from './core
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
 import { MockStore } from './core/store.js';
 import * as control from './endpoints/admin/control.js';
-import type { EnqueueInput, IssueTokenInput } from './endpoints/admin/input.js';
+import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 
 export type {
   MockConfig,
@@ -30,7 +30,7 @@ export type {
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
 export type { MockRequest } from './core/request-log.js';
-export type { EnqueueInput, IssueTokenInput } from './endpoints/admin/input.js';
+export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 export { MockAdminError } from './endpoints/admin/input.js';
 export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
 export { adminMode, isLoopbackHost } from './core/loopback.js';
@@ -66,7 +66,7 @@ export interface MockServer {
   port: number;
   config: MockConfig;
   /** Tokens without a flow, as POST /_mock/tokens: resolves to a token response. */
-  issueToken(input: IssueTokenInput): Promise<Record<string, unknown>>;
+  issueToken(input: IssueTokenInput): Promise<MockTokenResponse>;
   /** Claims for the next tokens, a fault for an endpoint, or a broken next access token, as POST /_mock/next. */
   enqueue(item: EnqueueInput): void;
   /** The request log, oldest first (the last 1,000 requests), as GET /_mock/requests. */

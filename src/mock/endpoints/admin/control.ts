@@ -5,7 +5,7 @@ import type { MockState } from '../../core/http.js';
 import { MAX_QUEUED } from '../../core/queue.js';
 import { describeRequest, type MockRequest } from '../../core/request-log.js';
 import { MockStore } from '../../core/store.js';
-import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput } from './input.js';
+import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
 
 /**
  * What the admin API does, once for HTTP (/_mock/, handlers.ts) and for library mode (the methods of
@@ -14,7 +14,7 @@ import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, typ
  */
 
 /** Issues tokens without a flow: a token response, as the token endpoint would answer it. */
-export async function issueToken(state: MockState, input: IssueTokenInput): Promise<Record<string, unknown>> {
+export async function issueToken(state: MockState, input: IssueTokenInput): Promise<MockTokenResponse> {
   const t = parseIssueToken(input);
   const clientId = t.clientId ?? state.config.clients.keys().next().value!;
   const client = state.config.clients.get(clientId);
@@ -36,7 +36,7 @@ export async function issueToken(state: MockState, input: IssueTokenInput): Prom
   const next = state.queue.takeNextToken();
   if (t.claims) next.claims = { ...next.claims, ...t.claims };
   const body = await tokenResponse(state, client, { username: user.username, user, scopes, refreshScopes: scopes, authTime: now, jti, lifetime, ...(family ? { family } : {}) }, next);
-  return body!;
+  return body as unknown as MockTokenResponse;
 }
 
 /** Queues claims for the next tokens, a fault for an endpoint, or a broken next access token. */

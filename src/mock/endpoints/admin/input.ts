@@ -21,6 +21,16 @@ export interface IssueTokenInput {
   expires_in?: number;
 }
 
+/** A token response (RFC 6749 section 5.1) as the admin API answers it. */
+export interface MockTokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
 /** POST /_mock/next, MockServer.enqueue: one of the three shapes. */
 export type EnqueueInput =
   { claims: Record<string, unknown> } | { endpoint: string; status?: number; error?: string; error_description?: string; delay_ms?: number; times?: number } | { token: BrokenTokenKind };
