@@ -94,6 +94,7 @@ function routes(): Routes {
     ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
     [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
     // The admin API (endpoints/admin/): control from a test, and the flows page.
+    ['/_mock', { GET: lazy(admin, (m) => m.handleFlowsRedirect) }],
     ['/_mock/', { GET: lazy(admin, (m) => m.handleFlowsPage) }],
     ['/_mock/tokens', { POST: lazy(admin, (m) => m.handleIssueToken) }],
     ['/_mock/next', { POST: lazy(admin, (m) => m.handleEnqueue) }],

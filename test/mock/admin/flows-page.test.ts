@@ -96,3 +96,12 @@ describe('GET /_mock/: the recent flows page', () => {
     expect((await fetch(`${closed.authUrl}/_mock/`)).status).toBe(404);
   });
 });
+
+describe('GET /_mock', () => {
+  it('goes to the flows page', async () => {
+    const server = await startMock();
+    const res = await fetch(`${server.authUrl}/_mock`, { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('/_mock/');
+  });
+});

@@ -1,4 +1,4 @@
-import { errorDescription, readBody, sendJson, type Exchange } from '../../core/http.js';
+import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
 import { addClient, addUser, clearRequests, enqueue, issueToken, moveClock, requests, reset, rotateKeys } from './control.js';
 import { sendFlowsPage } from './flows-page.js';
@@ -102,5 +102,9 @@ export const handleReset = admin((ex) => {
   ok(ex, 'reset', { reset: true });
 });
 
-/** GET /_mock/: the flows page. */
+/** GET /_mock/: the flows page (GET /_mock goes there). */
 export const handleFlowsPage = admin(sendFlowsPage);
+export const handleFlowsRedirect = admin((ex) => {
+  ex.log.outcome = 'ok';
+  redirect(ex.res, '/_mock/', 301);
+});
