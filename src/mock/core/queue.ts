@@ -92,6 +92,7 @@ export function endpointName(path: string): string | undefined {
   if (path.startsWith('/api/')) return 'api';
   if (path.startsWith('/.well-known/')) return 'metadata';
   if (path === '/' || path.startsWith('/_mock/') || path === '/_mock' || path.startsWith('/assets/')) return undefined;
-  const segment = path.slice(1).split('/')[0];
+  const slash = path.indexOf('/', 1);
+  const segment = slash < 0 ? path.slice(1) : path.slice(1, slash);
   return segment || undefined;
 }

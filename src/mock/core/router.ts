@@ -155,6 +155,7 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
       const outcome = fields.outcome ?? (res.statusCode < 400 ? 'ok' : 'refused');
       if (!isAdminPath(path)) {
         const body = readBodies.get(req);
+        const form = body !== undefined && isFormBody(req);
         state.requests.add({
           id,
           time: state.now(),
@@ -162,8 +163,8 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
           path,
           endpoint: endpointName(path),
           query: keptText(query),
-          form: body !== undefined && isFormBody(req) ? keptText(body) : undefined,
-          body: body !== undefined && !isFormBody(req) ? keptText(body) : undefined,
+          form: form ? keptText(body) : undefined,
+          body: body !== undefined && !form ? keptText(body) : undefined,
           headers: req.headers,
           status: res.statusCode,
           clientId: fields.clientId,
