@@ -162,6 +162,16 @@ describe('GET and DELETE /_mock/requests', () => {
     expect((await adminRequest(server, 'requests')).body.requests).toEqual([]);
   });
 
+  it('keeps a body that is not a form as text (here one a queued fault read), and the Authorization header as sent', async () => {
+    const server = await startMock();
+    await adminRequest(server, 'next', { endpoint: 'token', error: 'invalid_request' });
+    await fetch(`${server.authUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic('photo-web', 'photo-web-secret') }, body: '{"grant_type":"x"}' });
+    const [entry] = (await adminRequest(server, 'requests')).body.requests as Record<string, unknown>[];
+    expect(entry).toMatchObject({ path: '/token', status: 400, error: 'invalid_request', body: '{"grant_type":"x"}' });
+    expect(entry!.form).toBeUndefined();
+    expect((entry!.headers as Record<string, string>).authorization).toBe(basic('photo-web', 'photo-web-secret'));
+  });
+
   it('keeps the last 1,000 requests (a ring buffer)', async () => {
     const server = await startMock();
     for (let i = 0; i < 1100; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${server.authUrl}/jwks?n=${i + j}`).then((r) => r.arrayBuffer())));
