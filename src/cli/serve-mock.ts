@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import {
   ACCESS_TOKEN_FORMATS,
+  adminMode,
   createMockServer,
   formatLogEntry,
   issuerUrlProblem,
@@ -27,6 +28,8 @@ export interface ServeMockOptions {
   accessTokenFormat?: string;
   /** The public issuer (behind a proxy, in a container). */
   issuerUrl?: string;
+  /** --admin: the admin API on when listening beyond loopback too. */
+  admin?: boolean;
   json?: boolean;
   quiet?: boolean;
   showSecrets?: boolean;
@@ -67,6 +70,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       defaultSigningAlg: 'RS256',
       ...(options.issuerUrl !== undefined ? { issuerUrl: options.issuerUrl } : {}),
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+      ...(options.admin ? { admin: true } : {}),
       ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
     });
   } catch (err) {
@@ -86,6 +90,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   else io.stdout.write(describe(server, defaults, options));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
+    if (options.admin) io.stderr.write(`warning: --admin: anyone who reaches ${server.authUrl}/_mock/ can mint tokens and change the mock\n`);
   }
 
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
@@ -131,6 +136,9 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
   if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
+  lines.push(
+    `  admin API          ${adminMode(options.host ?? '127.0.0.1', options.admin) === 'off' ? 'off (not on loopback; --admin turns it on)' : `${server.authUrl}/_mock/ (flows page; tokens, faults, clock, keys)`}`,
+  );
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
   lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
@@ -147,6 +155,7 @@ export function register(program: Command, io: IO): void {
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
     .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
+    .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');

@@ -3,12 +3,19 @@ import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
+import { MockClock } from './core/clock.js';
+import type { MockClient, MockUser } from './core/config.js';
 import type { MockState } from './core/http.js';
 import { dispatchByIssuer, issuerUrlProblem, normalizeIssuerUrl } from './core/issuers.js';
-import type { SigningKeys } from './core/keys.js';
-import { createRequestListener, type MockLogEntry } from './core/router.js';
+import type { KeyRing } from './core/key-ring.js';
+import { adminMode } from './core/loopback.js';
+import { MockQueue } from './core/queue.js';
+import { RequestLog, type MockRequest } from './core/request-log.js';
+import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/router.js';
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
 import { MockStore, type StoreLimits } from './core/store.js';
+import * as control from './endpoints/admin/control.js';
+import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 
 export type {
   MockConfig,
@@ -29,6 +36,11 @@ export { DEFAULT_STORE_LIMITS } from './core/store.js';
 export { issuerUrlProblem } from './core/issuers.js';
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
+export type { MockRequest } from './core/request-log.js';
+export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
+export { MockAdminError } from './endpoints/admin/input.js';
+export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
+export { adminMode, isLoopbackHost } from './core/loopback.js';
 export { serverMetadata } from './endpoints/discovery.js';
 export { matchRedirectUri } from './core/redirect-uri.js';
 
@@ -58,6 +70,11 @@ export interface MockServerOptions {
   defaultSigningAlg?: SigningAlg;
   /** The bounds of each issuer's stores (at a bound new work gets 503, nothing stored is dropped). */
   limits?: Partial<StoreLimits>;
+  /**
+   * The admin API under `{auth_url}/_mock/`: on by default when `host` is loopback (then only for
+   * requests to a loopback name), off otherwise; true turns it on for every request, false off.
+   */
+  admin?: boolean;
 }
 
 /** One issuer of the server: the root one, or a named one at `{root}/{name}` (config `issuers`). */
@@ -78,6 +95,23 @@ export interface MockServer {
   config: MockConfig;
   /** The named issuers (config `issuers`), each with its own clients, users, keys and stores. */
   issuers: ReadonlyMap<string, MockIssuer>;
+  /** Tokens without a flow, as POST /_mock/tokens: resolves to a token response. */
+  issueToken(input: IssueTokenInput): Promise<MockTokenResponse>;
+  /** Claims for the next tokens, a fault for an endpoint, or a broken next access token, as POST /_mock/next. */
+  enqueue(item: EnqueueInput): void;
+  /** The request log, oldest first (the last 1,000 requests), as GET /_mock/requests. */
+  requests(): MockRequest[];
+  /** Clears the request log, as DELETE /_mock/requests. */
+  clearRequests(): void;
+  /** The mock's clock, used for issuing, expiry and validation alike. */
+  clock: { advance(seconds: number): void; set(epochSeconds: number): void; now(): number };
+  /** A new signing key; the old one stays in the JWKS until its tokens expire. Resolves to the new kid. */
+  rotateKeys(): Promise<string>;
+  /** Adds a user or a client, validated as the configuration file's (MockAdminError names the field). */
+  addUser(input: unknown): MockUser;
+  addClient(input: unknown): MockClient;
+  /** Forgets codes, tokens, sessions, queued items and the request log. */
+  reset(): void;
   /**
    * Stops accepting connections and closes idle ones; requests in flight get `graceMs` (default 0:
    * none) to finish, then every connection is cut.
@@ -103,8 +137,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     if (problem) throw new MockConfigError([`issuer URL ${JSON.stringify(options.issuerUrl)}: ${problem}`]);
   }
   const host = options.host ?? '127.0.0.1';
-  const root = issuerState(config, options);
-  const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, name)]));
+  const root = issuerState(config, options, host);
+  const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, host, name)]));
   const server = createServer({ keepAliveTimeout: 5000 }, dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener]))));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -138,6 +172,16 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     port,
     config,
     issuers: new Map([...named].map(([name, s]) => [name, describe(s)])),
+    // The library methods act on the root issuer; a named one is steered over HTTP at {root}/{name}/_mock/.
+    issueToken: (input) => control.issueToken(root.state, input),
+    enqueue: (item) => control.enqueue(root.state, item),
+    requests: () => control.requests(root.state),
+    clearRequests: () => control.clearRequests(root.state),
+    clock: { advance: (seconds) => control.advanceClock(root.state, seconds), set: (epochSeconds) => control.setClock(root.state, epochSeconds), now: () => root.state.now() / 1000 },
+    rotateKeys: () => control.rotateKeys(root.state),
+    addUser: (input) => control.addUser(root.state, input),
+    addClient: (input) => control.addClient(root.state, input),
+    reset: () => control.reset(root.state),
     close: (closeOptions = {}) =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);
@@ -166,8 +210,10 @@ interface IssuerSetup {
 }
 
 /** One issuer's state (configuration, stores, keys) and request listener. */
-function issuerState(config: MockConfig, options: MockServerOptions, name?: string): IssuerSetup {
-  let keys: Promise<SigningKeys> | undefined;
+function issuerState(config: MockConfig, options: MockServerOptions, host: string, name?: string): IssuerSetup {
+  const clock = new MockClock(options.now);
+  const now = () => clock.now();
+  let keys: Promise<KeyRing> | undefined;
   const state: MockState = {
     config,
     issuer: '',
@@ -176,10 +222,15 @@ function issuerState(config: MockConfig, options: MockServerOptions, name?: stri
     sessionCookie: '',
     consent: options.consent !== false,
     ...(options.autoLogin !== undefined && config.users.has(options.autoLogin) ? { autoLogin: options.autoLogin } : {}),
-    now: options.now ?? Date.now,
-    store: new MockStore(() => state.now(), options.limits),
+    now,
+    clock,
+    store: new MockStore(now, options.limits),
     // jose and the key generation stay off the start-up path; the first token waits for them.
-    keys: () => (keys ??= import('./core/keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
+    keys: () => (keys ??= import('./core/key-ring.js').then((m) => m.KeyRing.create(config.signingAlg, now))),
+    queue: new MockQueue(),
+    requests: new RequestLog(),
+    endpoints: routeEndpoints(),
+    admin: adminMode(host, options.admin),
   };
   const log = options.log;
   const prefixed = name === undefined || !log ? log : (entry: MockLogEntry) => log({ ...entry, path: `/${name}${entry.path}` });

@@ -102,3 +102,14 @@ export function formFields(html: string): Record<string, string> {
   for (const m of html.matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) out[m[1]!] = m[2]!;
   return out;
 }
+
+/** A request to the admin API: JSON in and out. */
+export async function adminRequest(server: MockServer, path: string, body?: unknown, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${server.authUrl}/_mock/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...init,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}

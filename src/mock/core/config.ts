@@ -132,7 +132,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 };
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
-const MAX_LIFETIME = 10 * 365 * 86_400;
+export const MAX_LIFETIME = 10 * 365 * 86_400;
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
@@ -236,7 +236,7 @@ export function resolveMockConfig(input?: unknown): MockConfig {
   return result.config;
 }
 
-function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
+export function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
   unknownKeys(c, ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', 'grant_types'], field, fail);
   const before = clients.size;
@@ -308,7 +308,7 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
   });
 }
 
-function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
+export function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
   if (!isObj(u)) return fail(field, 'must be an object');
   unknownKeys(u, ['username', 'password', 'claims'], field, fail);
   let ok = true;

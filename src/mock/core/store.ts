@@ -124,6 +124,8 @@ export interface CodeRecord {
   nonce?: string;
   authTime: number;
   expiresAt: number;
+  /** The request-log id of the authorization request (the flows page links the code exchange to it). */
+  flow?: number;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
   redeemed?: { accessTokenJti: string; accessTokenExpiresAt: number; refreshFamily?: string };
 }
@@ -181,6 +183,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
+  flow?: number;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
@@ -224,7 +228,10 @@ export class MockStore {
   /** Revoked access-token jti values, kept until the token would have expired anyway. */
   readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
 
-  constructor(now: () => number, limits: Partial<StoreLimits> = {}) {
+  constructor(
+    private readonly now: () => number,
+    private readonly limits: Partial<StoreLimits> = {},
+  ) {
     const l = { ...DEFAULT_STORE_LIMITS, ...limits };
     this.codes = new ExpiringMap(l.codes, now, 'authorization codes');
     this.accessTokens = new ExpiringMap(l.accessTokens, now, 'access tokens');
@@ -274,6 +281,11 @@ export class MockStore {
       this.families.ensureRoom();
       this.familyAccessTokens.ensureRoom();
     }
+  }
+
+  /** An empty store with the same clock and bounds (the admin API's reset). */
+  emptied(): MockStore {
+    return new MockStore(this.now, this.limits);
   }
 
   sweep(): void {

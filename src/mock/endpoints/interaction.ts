@@ -37,6 +37,7 @@ function resume(ex: Exchange, values: Map<string, string>, csrf: boolean): Resum
   const interactionId = values.get('interaction') ?? '';
   const interaction = ex.state.store.interactions.get(interactionId);
   if (!interaction || interaction.sessionId !== session.id) return stop(ex, 400, 'This sign-in request has expired or belongs to another session.');
+  if (interaction.request.flow !== undefined) ex.log.flow = interaction.request.flow;
   const client = ex.state.config.clients.get(interaction.request.clientId);
   if (!client) return stop(ex, 400, 'The client of this request no longer exists.');
   ex.log.clientId = client.clientId;

@@ -4,9 +4,10 @@ import { formatScope, parseScope } from '../../oauth/scope.js';
 import { issueAccessToken } from '../core/access-token.js';
 import { userClaims } from '../core/claims.js';
 import { authenticateClient } from '../core/client-auth.js';
-import type { GrantType, MockClient } from '../core/config.js';
-import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
+import type { GrantType, MockClient, MockUser } from '../core/config.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
+import type { NextToken } from '../core/queue.js';
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -50,6 +51,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   if (!code) return sendOAuthError(ex, 400, 'invalid_request', 'code is missing');
   const record = store.codes.get(code);
   if (!record) return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code is unknown or expired');
+  if (record.flow !== undefined) ex.log.flow = record.flow;
   if (record.redeemed) {
     // RFC 6749 section 4.1.2: deny, and revoke what the first use issued.
     store.revokeAfterReuse(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
@@ -130,7 +132,7 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
   await sendTokens(ex, client, { username: record.username, scopes, refreshScopes: record.scopes, authTime: record.authTime, jti, family: record.family });
 }
 
-interface Grant {
+export interface Grant {
   username: string;
   /** Scopes of the access token. */
   scopes: string[];
@@ -140,29 +142,48 @@ interface Grant {
   jti: string;
   family?: string;
   nonce?: string;
+  /** The user, when it is not a configured one (tokens from the admin API for any subject). */
+  user?: MockUser;
+  /** The access token's lifetime in seconds, when not the configured one (tokens from the admin API). */
+  lifetime?: number;
 }
 
 /** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
 async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promise<void> {
-  const { state } = ex;
-  const user = state.config.users.get(grant.username);
-  if (!user) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
+  const body = await tokenResponse(ex.state, client, grant);
+  if (!body) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
+  ex.log.outcome = 'tokens issued';
+  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}
+
+/**
+ * The token response's body for a grant, or undefined when its user no longer exists. What the admin
+ * API queued for the next tokens (`next`) goes into both the access token and the ID token.
+ */
+export async function tokenResponse(state: MockState, client: MockClient, grant: Grant, next: NextToken = state.queue.takeNextToken()): Promise<Record<string, unknown> | undefined> {
+  const user = grant.user ?? state.config.users.get(grant.username);
+  if (!user) return undefined;
   const now = state.now();
   const iat = Math.floor(now / 1000);
   const { lifetimes } = state.config;
+  const lifetime = grant.lifetime ?? lifetimes.accessToken;
   const scope = formatScope(grant.scopes);
-  const accessToken = await issueAccessToken(state, {
-    iss: state.issuer,
-    sub: user.sub,
-    aud: state.baseUrl,
-    client_id: client.clientId,
-    scope,
-    jti: grant.jti,
-    iat,
-    exp: iat + lifetimes.accessToken,
-    auth_time: Math.floor(grant.authTime / 1000),
-  });
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetimes.accessToken, scope };
+  const accessToken = await issueAccessToken(
+    state,
+    {
+      iss: state.issuer,
+      sub: user.sub,
+      aud: state.baseUrl,
+      client_id: client.clientId,
+      scope,
+      jti: grant.jti,
+      iat,
+      exp: iat + lifetime,
+      auth_time: Math.floor(grant.authTime / 1000),
+    },
+    next,
+  );
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -190,10 +211,10 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
       at_hash: accessTokenHash(accessToken),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...userClaims(user, grant.scopes),
+      ...next.claims,
     });
   }
-  ex.log.outcome = 'tokens issued';
-  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  return body;
 }
 
 type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>) => Promise<void>;
