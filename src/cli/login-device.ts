@@ -86,13 +86,18 @@ export async function runDeviceLogin(options: DeviceLoginOptions, io: IO, timeou
 
 /**
  * RFC 8628 section 3.3: the URI and the code, large and plain, on stderr; on a terminal also a QR code
- * of verification_uri_complete for a phone (section 3.3.1). Both come from the server: escaped.
+ * of verification_uri_complete for a phone (section 3.3.1). Both come from the server: the renderer escapes them.
  */
 async function showUserCode(io: IO, renderer: Renderer, device: DeviceAuthorizationResponse): Promise<void> {
-  const uri = escapeTerminal(device.verification_uri);
-  const code = escapeTerminal(device.user_code);
-  const big = (text: string) => renderer.paint.bold(text);
-  io.stderr.write(`\nTo sign in, open this page on any device:\n\n    ${big(uri)}\n\nand enter the code:\n\n    ${big(code)}\n\n`);
+  renderer.line('');
+  renderer.line('To sign in, open this page on any device:');
+  renderer.line('');
+  renderer.info(device.verification_uri, 'bold');
+  renderer.line('');
+  renderer.line('and enter the code:');
+  renderer.line('');
+  renderer.info(device.user_code, 'bold');
+  renderer.line('');
   if (io.stderr.isTTY !== true) return;
   const target = device.verification_uri_complete ?? device.verification_uri;
   try {

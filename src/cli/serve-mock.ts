@@ -1,6 +1,18 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { ACCESS_TOKEN_FORMATS, createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type AccessTokenFormat, type MockConfigInput, type MockServer } from '../mock/index.js';
+import {
+  ACCESS_TOKEN_FORMATS,
+  adminMode,
+  createMockServer,
+  formatLogEntry,
+  issuerUrlProblem,
+  loadMockConfig,
+  MockConfigError,
+  type AccessTokenFormat,
+  type MockClient,
+  type MockConfigInput,
+  type MockServer,
+} from '../mock/index.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
 import type { IO } from '../output/io.js';
@@ -14,12 +26,18 @@ export interface ServeMockOptions {
   autoLogin?: string;
   /** Overrides the configuration's access_token_format. */
   accessTokenFormat?: string;
+  /** The public issuer (behind a proxy, in a container). */
+  issuerUrl?: string;
+  /** --admin: the admin API on when listening beyond loopback too. */
+  admin?: boolean;
   json?: boolean;
   quiet?: boolean;
   showSecrets?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** How long requests in flight may take to finish after SIGINT/SIGTERM. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * Starts the mock and keeps it running until `stop` fires (SIGINT/SIGTERM from the command), then
@@ -32,6 +50,8 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   if (format !== undefined && !ACCESS_TOKEN_FORMATS.includes(format as AccessTokenFormat)) {
     throw new UsageError(`--access-token-format must be ${ACCESS_TOKEN_FORMATS.join(' or ')}, not ${JSON.stringify(format)}`, 'use jwt (RFC 9068, the default) or opaque');
   }
+  const issuerProblem = options.issuerUrl !== undefined ? issuerUrlProblem(options.issuerUrl) : undefined;
+  if (issuerProblem) throw new UsageError(`--issuer-url ${options.issuerUrl}: ${issuerProblem}`, 'give the URL clients reach the mock at, such as http://mock:9000');
   if (options.config !== undefined) {
     try {
       input = await loadMockConfig(options.config);
@@ -47,7 +67,10 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
       consent: options.consent !== false,
+      defaultSigningAlg: 'RS256',
+      ...(options.issuerUrl !== undefined ? { issuerUrl: options.issuerUrl } : {}),
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+      ...(options.admin ? { admin: true } : {}),
       ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
     });
   } catch (err) {
@@ -63,15 +86,31 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     throw err;
   }
 
-  if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl })}\n`);
+  if (options.json) io.stdout.write(`${JSON.stringify(announcement(server))}\n`);
   else io.stdout.write(describe(server, defaults, options));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
+    if (options.admin) io.stderr.write(`warning: --admin: anyone who reaches ${server.authUrl}/_mock/ can mint tokens and change the mock\n`);
   }
 
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
-  await server.close();
+  // Stop accepting; what is in flight gets a few seconds to finish.
+  await server.close({ graceMs: SHUTDOWN_GRACE_MS });
   return 0;
+}
+
+/** The `--json` line: the contract's fields for the root issuer, and the named issuers when there are any. */
+function announcement(server: MockServer): Record<string, unknown> {
+  const line: Record<string, unknown> = { issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl };
+  if (server.issuers.size > 0) line.issuers = Object.fromEntries([...server.issuers].map(([name, i]) => [name, { issuer: i.issuer, auth_url: i.authUrl, base_url: i.baseUrl }]));
+  return line;
+}
+
+function clientLine(client: MockClient, secret: (s: string) => string): string {
+  const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${client.tokenEndpointAuthMethods.join(' or ')}` : 'public, no secret';
+  const pkce = client.requirePkce ? ', PKCE required' : '';
+  const grants = client.grantTypes.has('authorization_code') ? '' : `, grants ${[...client.grantTypes].join(' ')}`;
+  return `  client             ${client.clientId} (${kind}${pkce}${grants})`;
 }
 
 function describe(server: MockServer, defaults: boolean, options: ServeMockOptions): string {
@@ -87,13 +126,19 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
   ];
   for (const user of server.config.users.values()) lines.push(`  user               ${user.username} / ${secret(user.password)}`);
   for (const client of server.config.clients.values()) {
-    const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${client.tokenEndpointAuthMethod}` : 'public, no secret';
-    const pkce = client.requirePkce ? ', PKCE required' : '';
-    lines.push(`  client             ${client.clientId} (${kind}${pkce})`);
-    lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
+    lines.push(clientLine(client, secret));
+    if (client.redirectUris.length > 0) lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
+  }
+  for (const [name, issuer] of server.issuers) {
+    lines.push(`  issuer ${name.padEnd(11)} ${issuer.issuer}   metadata ${server.issuer}/.well-known/oauth-authorization-server/${name}`);
+    for (const user of issuer.config.users.values()) lines.push(`    user             ${user.username} / ${secret(user.password)}`);
+    for (const client of issuer.config.clients.values()) lines.push(`  ${clientLine(client, secret)}`);
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
   if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
+  lines.push(
+    `  admin API          ${adminMode(options.host ?? '127.0.0.1', options.admin) === 'off' ? 'off (not on loopback; --admin turns it on)' : `${server.authUrl}/_mock/ (flows page; tokens, faults, clock, keys)`}`,
+  );
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
   lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
@@ -109,6 +154,8 @@ export function register(program: Command, io: IO): void {
     .option('--config <FILE>', 'clients, users, scopes, lifetimes, signing algorithm and access token format from a JSON or JSONC file')
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
+    .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
+    .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');
@@ -121,10 +168,12 @@ Examples:
   $ oauthctl serve-mock --port 0 --json --auto-login alice
   $ oauthctl serve-mock --config fixtures/mock/example.jsonc
   $ oauthctl serve-mock --access-token-format opaque
+  $ oauthctl serve-mock --host 0.0.0.0 --port 9000 --issuer-url http://mock:9000
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
-public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,
-http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM.`,
+public client photo-cli (PKCE required); confidential client photo-service (secret
+photo-service-secret: client credentials and token exchange); redirect URIs http://127.0.0.1/callback,
+http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM, then lets requests in flight finish (up to 5 s).`,
     )
     .action(async (options: ServeMockOptions, command: Command) => {
       const controller = new AbortController();

@@ -7,9 +7,10 @@ import type { IO } from '../output/io.js';
 import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import { tokenOrCached } from './token-argument.js';
 
-export interface UserinfoOptions extends CachedLoginSelector, CommonOptions {
+export interface UserinfoOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
   token?: string;
   userinfoEndpoint?: string;
   insecure?: boolean;
@@ -24,7 +25,7 @@ export interface UserinfoOptions extends CachedLoginSelector, CommonOptions {
 export async function runUserinfo(options: UserinfoOptions, io: IO): Promise<number> {
   const [{ createRenderer }, { createHttpClient }, { fetchUserinfo }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('../client/token-info.js')]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
   try {
     const token = await tokenOrCached(options.token, options, http, io, renderer);
     const endpoint = options.userinfoEndpoint ?? (await discoveredUserinfoEndpoint(options, http, io));
@@ -55,7 +56,7 @@ async function discoveredUserinfoEndpoint(options: UserinfoOptions, http: HttpCl
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('userinfo').description('Show the claims the userinfo endpoint returns for an access token (OpenID Connect Core section 5.3).');
-  addCachedLoginOptions(cmd)
+  addHttpTimeoutOption(addCachedLoginOptions(cmd))
     .option('--token <T>', "the access token (- reads it from stdin); default the cached login's")
     .option('--userinfo-endpoint <URL>', 'the userinfo endpoint; default from the metadata of the issuer', parseHttpUrl('--userinfo-endpoint'))
     .option('--insecure', 'do not verify TLS certificates (test servers only)')

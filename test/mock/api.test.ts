@@ -177,7 +177,7 @@ describe('discovery and JWKS', () => {
         token_endpoint: `${server.issuer}/token`,
         jwks_uri: `${server.issuer}/jwks`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'],
         device_authorization_endpoint: `${server.issuer}/device_authorization`,
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
@@ -191,7 +191,7 @@ describe('discovery and JWKS', () => {
   });
 
   it('access tokens verify against /jwks', async () => {
-    const server = await startDefaultMock(undefined, { autoLogin: 'alice' });
+    const server = await startDefaultMock({ signing_alg: 'RS256' }, { autoLogin: 'alice' });
     const tokens = await pkceTokens(server);
     const jwks = (await (await fetch(`${server.issuer}/jwks`)).json()) as JSONWebKeySet;
     expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });

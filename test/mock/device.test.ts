@@ -147,6 +147,16 @@ describe('device flow: verification page and polling (RFC 8628 sections 3.3 to 3
     expect(tokens.status).toBe(200);
   });
 
+  it('a full device-code store refuses a new device authorization (503) and keeps the pending ones', async () => {
+    const server = await startMock({}, { autoLogin: 'alice', limits: { deviceCodes: 2 } });
+    const kept = await Promise.all([1, 2].map(() => authorizeDevice(server.authUrl, { client_id: 'photo-cli', scope: 'photo' })));
+    expect(kept.map((r) => r.status)).toEqual([200, 200]);
+    const full = await authorizeDevice(server.authUrl, { client_id: 'photo-cli', scope: 'photo' });
+    expect(full).toMatchObject({ status: 503, body: { error: 'temporarily_unavailable' } });
+    expect(Number(full.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    for (const { body } of kept) expect((await poll(server.authUrl, String(body.device_code))).status).toBe(200);
+  });
+
   it('shows the form to type the code into without one', async () => {
     const server = await startMock();
     const page = await fetch(`${server.authUrl}/device`);

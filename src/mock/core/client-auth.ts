@@ -8,7 +8,9 @@ const DUMMY_SECRET = 'no such client: compare anyway';
 /**
  * Client authentication at the token, introspection and revocation endpoints (RFC 6749 section 2.3):
  * client_secret_basic (section 2.3.1: id and secret form-urlencoded inside Basic), client_secret_post,
- * or none for public clients. A client must use the one method it is registered with, and only one.
+ * or none for public clients. A client with a secret and no token_endpoint_auth_method accepts both
+ * secret methods, as Keycloak and Entra ID do; one that names a method accepts only that one. A
+ * request uses one method only.
  * On failure the error response is sent (401 invalid_client, RFC 6749 section 5.2) and undefined returned.
  */
 export function authenticateClient(ex: Exchange, values: Map<string, string>): MockClient | undefined {
@@ -39,8 +41,8 @@ export function authenticateClient(ex: Exchange, values: Map<string, string>): M
   // Compared whether or not the client exists, so that the time taken does not tell (none: nothing to compare).
   const secretOk = method !== 'none' && constantTimeEqual(secret ?? '', client?.clientSecret ?? DUMMY_SECRET);
   if (!client) return refuse(`client_id ${q(clientId)} is not a registered client`);
-  if (client.tokenEndpointAuthMethod !== method) {
-    return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, but the request used ${method}`);
+  if (!client.tokenEndpointAuthMethods.includes(method)) {
+    return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethods.join(' or ')}, but the request used ${method}`);
   }
   if (method !== 'none' && !secretOk) return refuse(`wrong client secret for client ${clientId}`);
   return client;

@@ -1,9 +1,3 @@
-import { AUTHORIZATION_CODE_GRANT, CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
-
-/** RFC 7591 section 2: `grant_types`, and what the mock supports of them. */
-export const SUPPORTED_GRANT_TYPES = [AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT, CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT] as const;
-export const DEFAULT_GRANT_TYPES: readonly string[] = [AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT];
-
 /** Token exchange policy of a client (RFC 8693 section 2.1): the audiences it may ask tokens for. */
 export interface TokenExchangePolicy {
   audiences: readonly string[];
@@ -15,21 +9,6 @@ export const DEFAULT_DEVICE_INTERVAL = 5;
 
 type Bad = (field: string, message: string) => void;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A client's `grant_types`: a non-empty array of supported grant types, default authorization_code and refresh_token. */
-export function validateGrantTypes(value: unknown, bad: Bad): Set<string> {
-  if (value === undefined) return new Set(DEFAULT_GRANT_TYPES);
-  const out = new Set<string>();
-  if (!Array.isArray(value) || value.length === 0) {
-    bad('grant_types', `must be a non-empty array of grant types (${SUPPORTED_GRANT_TYPES.join(', ')})`);
-    return out;
-  }
-  value.forEach((g, i) => {
-    if (typeof g !== 'string' || !(SUPPORTED_GRANT_TYPES as readonly string[]).includes(g)) bad(`grant_types[${i}]`, `must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
-    else out.add(g);
-  });
-  return out;
-}
 
 /** A client's `token_exchange`: `{"audiences": [...]}`, the audiences (or resources) it may exchange tokens for. */
 export function validateTokenExchange(value: unknown, bad: Bad): TokenExchangePolicy | undefined {

@@ -1,6 +1,6 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
-import { validateDeviceSettings, validateGrantTypes, validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
+import { validateDeviceSettings, validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -21,7 +21,7 @@ export interface MockClientInput {
   consent?: boolean;
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
   /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
-  grant_types?: string[];
+  grant_types?: GrantType[];
   /** RFC 8693: the audiences this client may exchange tokens for. */
   token_exchange?: { audiences: string[] };
 }
@@ -50,6 +50,8 @@ export interface MockConfigInput {
   /** RFC 8628 section 3.2: seconds a device code lives (default 600) and the polling interval (default 5). */
   device_code_lifetime?: number;
   device_interval?: number;
+  /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
+  issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
 }
 
@@ -63,8 +65,11 @@ export interface MockClient {
   requirePkce: boolean;
   allowPlainPkce: boolean;
   consent: boolean;
+  /** The registered method: the one named in the configuration, else client_secret_basic or none. */
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
-  grantTypes: ReadonlySet<string>;
+  /** What the token endpoint accepts: the named method only, else both secret methods for a client with a secret. */
+  tokenEndpointAuthMethods: readonly TokenEndpointAuthMethod[];
+  grantTypes: ReadonlySet<GrantType>;
   tokenExchange?: TokenExchangePolicy;
 }
 export interface MockUser {
@@ -95,7 +100,16 @@ export interface MockConfig {
   /** Seconds. */
   deviceCodeLifetime: number;
   deviceInterval: number;
+  /** Named issuers at `{root}/{name}` (config `issuers`), in the order given. */
+  issuers: ReadonlyMap<string, MockConfig>;
 }
+
+/** Grant types a client may be registered for (RFC 7591 section 2). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+/** An issuer name: one path segment. */
+const ISSUER_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,62}$/;
 
 export const LOOPBACK_REDIRECT_URIS = ['http://127.0.0.1/callback', 'http://localhost/callback', 'http://[::1]/callback'];
 
@@ -115,7 +129,12 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
   clients: [
     { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
     { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
-    { client_id: 'photo-service', client_secret: 'photo-service-secret', client_name: 'Photo Service', grant_types: [CLIENT_CREDENTIALS_GRANT, TOKEN_EXCHANGE_GRANT] },
+    {
+      client_id: 'photo-service',
+      client_secret: 'photo-service-secret',
+      client_name: 'Photo Service',
+      grant_types: [CLIENT_CREDENTIALS_GRANT, TOKEN_EXCHANGE_GRANT],
+    },
   ],
   users: [
     {
@@ -127,7 +146,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 };
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
-const MAX_LIFETIME = 10 * 365 * 86_400;
+export const MAX_LIFETIME = 10 * 365 * 86_400;
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
@@ -149,12 +168,24 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isComment = (key: string) => key.startsWith('//') || key === '$schema';
 
 /** Checks a configuration and fills in defaults. Every error names the field it is about. */
-export function validateMockConfig(input: unknown = {}): MockConfigResult {
+export function validateMockConfig(input: unknown = {}, nested = false): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval'], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...(nested ? [] : ['issuers'])], '', fail);
   const device = validateDeviceSettings(input, fail);
+
+  const issuers = new Map<string, MockConfig>();
+  if (input.issuers !== undefined && !nested) {
+    if (!isObj(input.issuers)) fail('issuers', 'must be an object: issuer name -> its configuration (clients, users, ...)');
+    else
+      for (const [name, sub] of Object.entries(input.issuers)) {
+        if (!ISSUER_NAME.test(name)) fail(`issuers.${name}`, 'the name must be one path segment: letters, digits, . _ ~ - (at most 63)');
+        const result = validateMockConfig(sub, true);
+        if (!result.ok) for (const e of result.errors) errors.push(`issuers.${name}.${e.replace(/^\(top level\): /, '')}`);
+        else issuers.set(name, result.config);
+      }
+  }
 
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
@@ -210,7 +241,7 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -220,7 +251,7 @@ export function resolveMockConfig(input?: unknown): MockConfig {
   return result.config;
 }
 
-function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
+export function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
   unknownKeys(
     c,
@@ -249,14 +280,23 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
       if (method !== 'none' && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
     }
   }
-  const grantTypes = validateGrantTypes(c.grant_types, bad);
+  const grantTypes = new Set<GrantType>(DEFAULT_GRANT_TYPES);
+  if (c.grant_types !== undefined) {
+    grantTypes.clear();
+    if (!Array.isArray(c.grant_types) || c.grant_types.length === 0) bad('grant_types', `must be a non-empty array of grant types (${GRANT_TYPES.join(', ')})`);
+    else
+      c.grant_types.forEach((g, j) => {
+        if (!GRANT_TYPES.includes(g as GrantType)) bad(`grant_types[${j}]`, `must be one of ${GRANT_TYPES.join(', ')}`);
+        else grantTypes.add(g as GrantType);
+      });
+  }
   const tokenExchange = validateTokenExchange(c.token_exchange, bad);
   const redirectUris: string[] = [];
-  // A client without the code flow (client credentials, token exchange) needs no redirect URI.
-  const needsRedirect = c.redirect_uris !== undefined || grantTypes.has('authorization_code');
-  if (needsRedirect && (!Array.isArray(c.redirect_uris) || c.redirect_uris.length === 0)) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
-  else if (Array.isArray(c.redirect_uris))
-    c.redirect_uris.forEach((u, j) => {
+  // A client that never redirects (client credentials, token exchange) needs no redirect URI.
+  const uris = c.redirect_uris === undefined && !grantTypes.has('authorization_code') ? [] : c.redirect_uris;
+  if (!Array.isArray(uris) || (uris.length === 0 && grantTypes.has('authorization_code'))) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
+  else
+    uris.forEach((u, j) => {
       const problem = redirectUriProblem(u);
       if (problem) bad(`redirect_uris[${j}]`, problem);
       else redirectUris.push(u as string);
@@ -284,12 +324,13 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
     tokenEndpointAuthMethod: method,
+    tokenEndpointAuthMethods: c.token_endpoint_auth_method === undefined && secret ? ['client_secret_basic', 'client_secret_post'] : [method],
     grantTypes,
     ...(tokenExchange ? { tokenExchange } : {}),
   });
 }
 
-function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
+export function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
   if (!isObj(u)) return fail(field, 'must be an object');
   unknownKeys(u, ['username', 'password', 'claims'], field, fail);
   let ok = true;
@@ -321,6 +362,8 @@ export function redirectUriProblem(value: unknown): string | undefined {
   }
   if (url.hash || value.includes('#')) return 'must not contain a fragment (RFC 6749 section 3.1.2)';
   if (url.protocol === 'javascript:' || url.protocol === 'data:') return `must not use the ${url.protocol} scheme`;
+  // It goes out in a Location header as written: ASCII only (RFC 9110 section 5.5).
+  if (/[^\x21-\x7e]/.test(value)) return 'must be printable ASCII without spaces, as it is sent in a Location header: write an IDN host in its xn-- form and percent-encode the rest';
   return undefined;
 }
 

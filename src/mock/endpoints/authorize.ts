@@ -36,7 +36,7 @@ export function handleAuthorize(ex: Exchange): void {
     redirectError(ex, check.redirectUri, check.state, check.error, check.description);
     return;
   }
-  continueAuthorization(ex, check.client, check.request, currentSession(ex), 302);
+  continueAuthorization(ex, check.client, { ...check.request, flow: ex.id }, currentSession(ex), 302);
 }
 
 /** Login, then consent, then the code: each step only when it is needed. */
@@ -116,6 +116,7 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
     scopes: request.scopes,
     ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod ?? 'plain' } : {}),
     ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+    ...(request.flow !== undefined ? { flow: request.flow } : {}),
     authTime,
     expiresAt: state.now() + state.config.lifetimes.code * 1000,
   });

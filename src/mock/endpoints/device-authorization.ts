@@ -22,6 +22,9 @@ export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
   }
   const scopes = checkRequestedScope(ex, client, values.get('scope'));
   if (!scopes) return;
+  // Both stores must have room before either gets an entry: a full one refuses (503), nothing is evicted.
+  state.store.deviceCodes.ensureRoom();
+  state.store.userCodes.ensureRoom();
   const deviceCode = serverToken(256);
   const userCode = newUserCode(state);
   const now = state.now();

@@ -1,5 +1,5 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
-import { SUPPORTED_GRANT_TYPES } from '../core/config-grants.js';
+import { GRANT_TYPES } from '../core/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
@@ -18,7 +18,7 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: [...SUPPORTED_GRANT_TYPES],
+    grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -1,4 +1,3 @@
-import { CLIENT_CREDENTIALS_GRANT } from '../../oauth/grant-types.js';
 import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { checkRequestedScope } from '../core/scope-check.js';
@@ -8,16 +7,13 @@ import { sendServiceToken } from '../core/service-token.js';
 const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'address', 'phone']);
 
 /**
- * grant_type=client_credentials (RFC 6749 section 4.4.2): confidential clients whose grant_types allow
- * it; a public client gets unauthorized_client (section 4.4: the grant MUST only be used by confidential
- * clients). The token's subject is the client itself; no refresh token.
+ * grant_type=client_credentials (RFC 6749 section 4.4.2), for clients whose grant_types allow it
+ * (handleToken checks); a public client gets unauthorized_client (section 4.4: the grant MUST only be
+ * used by confidential clients). The token's subject is the client itself; no refresh token.
  */
 export async function handleClientCredentialsGrant(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
   if (client.tokenEndpointAuthMethod === 'none') {
     return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is public: the client credentials grant needs a confidential client (RFC 6749 section 4.4)`);
-  }
-  if (!client.grantTypes.has(CLIENT_CREDENTIALS_GRANT)) {
-    return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} may not use the client credentials grant (its grant_types lack client_credentials)`);
   }
   const fallback = [...client.scopes].filter((s) => !USER_SCOPES.has(s));
   const scopes = checkRequestedScope(ex, client, values.get('scope'), fallback);

@@ -1,4 +1,3 @@
-import { DEVICE_CODE_GRANT } from '../../oauth/grant-types.js';
 import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { newJti } from '../core/jwt.js';
@@ -26,7 +25,6 @@ const SLOW_DOWN_SECONDS = 5;
  */
 export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, values: Map<string, string>, sendTokens: SendUserTokens): Promise<void> {
   const { state } = ex;
-  if (!client.grantTypes.has(DEVICE_CODE_GRANT)) return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} may not use the device authorization grant`);
   const deviceCode = values.get('device_code');
   if (!deviceCode) return sendOAuthError(ex, 400, 'invalid_request', 'device_code is missing (RFC 8628 section 3.4)');
   const record = state.store.deviceCodes.get(deviceCode);
@@ -45,13 +43,17 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
   if (record.status === 'pending' || record.username === undefined) {
     return sendOAuthError(ex, 400, 'authorization_pending', 'the user has not finished at the verification page yet');
   }
-  // Redeemed before the first await, so that a concurrent second poll already sees it.
+  // Room first (a full store refuses with 503 and the code stays approved), then redeemed before the
+  // first await, so that a concurrent second poll already sees it.
+  const offline = record.scopes.includes('offline_access');
+  state.store.ensureRoomForTokens(state.config.accessTokenFormat === 'opaque', offline);
   record.status = 'redeemed';
-  const family = record.scopes.includes('offline_access') ? serverToken(128) : undefined;
+  const family = offline ? serverToken(128) : undefined;
   const jti = newJti();
   if (family) {
-    const accessExp = now + state.config.lifetimes.accessToken * 1000;
-    state.store.families.set(family, { revoked: false, accessTokens: new Map([[jti, accessExp]]), expiresAt: now + state.config.lifetimes.refreshToken * 1000 });
+    const familyRecord = { revoked: false, expiresAt: now + state.config.lifetimes.refreshToken * 1000 };
+    state.store.families.set(family, familyRecord);
+    state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
   }
   await sendTokens(ex, client, { username: record.username, scopes: record.scopes, refreshScopes: record.scopes, authTime: record.authTime ?? now, jti, ...(family ? { family } : {}) });
 }

@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { ACCESS_TOKEN_TYPE } from '../../oauth/grant-types.js';
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/access-token.js';
 import type { MockClient } from '../core/config.js';
@@ -7,15 +7,12 @@ import { sendServiceToken } from '../core/service-token.js';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693 section 2.1), for clients whose
- * grant_types allow it. The subject token must be a live access token of this server; the new token
- * keeps its subject, carries `act` naming the actor when an actor token is given (section 4.1), and is
+ * grant_types allow it (handleToken checks). The subject token must be a live access token of this
+ * server; the new token keeps its subject, carries `act` naming the actor when an actor token is given (section 4.1), and is
  * for the audience or resource asked, which the client's `token_exchange.audiences` must list (else
  * invalid_target); without either it is for the mock's own API. No refresh token.
  */
 export async function handleTokenExchangeGrant(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
-  if (!client.grantTypes.has(TOKEN_EXCHANGE_GRANT)) {
-    return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} may not exchange tokens (its grant_types lack ${TOKEN_EXCHANGE_GRANT})`);
-  }
   const subjectToken = values.get('subject_token');
   const subjectType = values.get('subject_token_type');
   if (!subjectToken || !subjectType) return sendOAuthError(ex, 400, 'invalid_request', 'subject_token and subject_token_type are required (RFC 8693 section 2.1)');
