@@ -95,15 +95,17 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   state.sessionCookie = `${SESSION_COOKIE_PREFIX}${port}`;
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
+  let closing: Promise<void> | undefined;
   setImmediate(() => {
+    // A server closed at once (the library snippet) loads nothing more: no key pair, no signer left behind.
+    if (closing) return;
     preload()
-      .then(() => state.keys())
+      .then(() => (closing ? undefined : state.keys()))
       .catch(() => undefined);
   });
   const sweep = setInterval(() => state.store.sweep(), SWEEP_INTERVAL_MS);
   sweep.unref();
 
-  let closing: Promise<void> | undefined;
   return {
     issuer: state.issuer,
     authUrl: state.issuer,
