@@ -30,6 +30,8 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
   if (options.pkce && options.codeVerifier === undefined) {
     throw new UsageError('--pkce would make a fresh verifier, but the exchange needs the one the authorization request used', 'give it with --code-verifier');
   }
+  // No verifier given: the authorization request used none, so none is sent (no fresh default one).
+  if (options.codeVerifier === undefined) options = { ...options, pkce: false };
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });

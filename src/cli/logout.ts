@@ -87,11 +87,17 @@ async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions,
   // Without a known issuer (a login with --auth-url), the token endpoint's base is tried as one: the
   // metadata is only used when its issuer says exactly that (RFC 8414 section 3.3).
   const issuer = entry.issuer ?? entry.token_endpoint.replace(/\/[^/]*$/, '');
-  const { discoverMetadata } = await import('../client/endpoints.js');
+  const { discoverMetadata, NoMetadataError } = await import('../client/endpoints.js');
   try {
     return (await discoverMetadata(http, issuer)).metadata.revocation_endpoint;
   } catch (err) {
-    if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${(err as Error).message}); cannot find a revocation endpoint`);
+    // Only a server that answered without metadata has no revocation endpoint; one that cannot be
+    // reached may still hold valid tokens, so they stay cached.
+    if (!(err instanceof NoMetadataError)) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new FlowError(`cannot reach the server to revoke the tokens: ${message}`, 'the tokens are still cached; try again when it is up, or use --no-revoke to only forget them');
+    }
+    if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${err.message}); cannot find a revocation endpoint`);
     return undefined;
   }
 }

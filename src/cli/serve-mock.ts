@@ -110,8 +110,7 @@ export function register(program: Command, io: IO): void {
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
-    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
-    .option('-q, --quiet', 'do not log requests');
+    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

@@ -23,7 +23,7 @@ describe('bad flow options exit 2 with one line, no stack trace', () => {
     [['login', ...base, '--timeout', 'soon'], /--timeout must be a whole number/],
     [['exchange', ...base], /required option '--code <C>'/],
     [['exchange', ...base, '--code', 'x', '--pkce'], /give it with --code-verifier/],
-    [['refresh', ...base], /required option '--refresh-token <R>'/],
+    [['url', ...base, '--no-pkce', '--code-verifier', 'a'.repeat(43)], /--no-pkce cannot go with --code-verifier/],
   ])('%j', async (args, message) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);
