@@ -85,21 +85,24 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
   }
 }
 
-/** `Name: value` lines, as curl's -H takes them. */
-function parseHeaders(lines: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+/** `Name: value` lines, as curl's -H takes them: a name given twice sends both values. */
+function parseHeaders(lines: readonly string[]): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       throw new UsageError(`-H takes 'Name: value', got ${JSON.stringify(line)}`, "for example -H 'Accept: application/json'");
     }
-    out[name.toLowerCase()] = line.slice(colon + 1).trim();
+    const key = name.toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const previous = out[key];
+    out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   return out;
 }
 
-function hasHeader(headers: Record<string, string>, name: string): boolean {
+function hasHeader(headers: Record<string, string | string[]>, name: string): boolean {
   return Object.prototype.hasOwnProperty.call(headers, name);
 }
 

@@ -86,9 +86,16 @@ async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string
   }
   if (res.status >= 400) {
     const challenge = res.headers['www-authenticate'];
-    throw new FlowError(`the API answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, 'check the scope and the token audience');
+    throw new FlowError(`the API answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, apiStatusHint(res.status));
   }
   return 0;
+}
+
+/** Only a refused token (401, 403) is about the scope or audience; a 404 is about the URL. */
+function apiStatusHint(status: number): string {
+  if (status === 401 || status === 403) return 'check the scope and the token audience';
+  if (status === 404) return 'no such resource: check the --call URL';
+  return 'see the response body above';
 }
 
 export function register(program: Command, io: IO): void {

@@ -20,7 +20,8 @@ export interface HttpClientOptions {
 
 export interface HttpRequestOptions {
   method?: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value (`call -H` given the same name twice). */
+  headers?: Record<string, string | string[]>;
   body?: string;
   signal?: AbortSignal;
 }
@@ -154,15 +155,17 @@ function networkError(err: unknown, method: string, url: string, timeoutMs: numb
   return new FlowError(`${where} failed: ${message}${code ? ` (${code})` : ''}`);
 }
 
-function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string>, body: string | undefined): void {
+function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined): void {
   if (!renderer?.verbose) return;
   const show = renderer.showSecrets;
   const u = new URL(url);
   if (u.search) u.search = redactForm(u.searchParams, show);
   renderer.trace(`> ${method} ${u.href}`);
-  for (const [name, value] of Object.entries(headers)) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+  for (const [name, values] of Object.entries(headers)) {
+    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+  }
   if (body !== undefined) {
-    const type = Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
+    const type = String(Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '');
     renderer.trace('>');
     renderer.trace(`> ${redactBody(body, type, show)}`);
   }

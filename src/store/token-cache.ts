@@ -150,7 +150,8 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
   if (typeof response.id_token === 'string') entry.id_token = response.id_token;
   if (typeof response.scope === 'string') entry.scope = response.scope;
   const expiresIn = Number(response.expires_in);
-  if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn >= 0) {
+  // An expires_in of 0 is what some servers send for "no expiry": the access token's exp is used then.
+  if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn > 0) {
     entry.expires_at = now + Math.floor(expiresIn);
   } else {
     const exp = jwtExp(response.access_token);
@@ -222,7 +223,7 @@ export type TokenState = 'valid' | 'expired' | 'no-expiry';
 
 /** Valid until `expires_at - skew`; an entry without any expiry is taken as valid until the server says otherwise. */
 export function tokenState(entry: CachedTokens, nowMs: number, skewSeconds = DEFAULT_EXPIRY_SKEW_SECONDS): TokenState {
-  if (entry.expires_at === undefined) return 'no-expiry';
+  if (entry.expires_at === undefined || entry.expires_at <= 0) return 'no-expiry';
   return nowMs / 1000 < entry.expires_at - skewSeconds ? 'valid' : 'expired';
 }
 

@@ -34,3 +34,19 @@ describe('bad flow options exit 2 with one line, no stack trace', () => {
     expect(lines[0]).toMatch(message);
   });
 });
+
+describe('mistyped commands and options: one line with the suggestion, exit 2', () => {
+  it.each([
+    [['profile', 'ad', 'x'], /^oauthctl: error: unknown command 'ad' \(did you mean add\?\)/],
+    [['profile', 'rmove', 'x'], /^oauthctl: error: unknown command 'rmove' \(did you mean remove\?\)/],
+    [['logn'], /^oauthctl: error: unknown command 'logn' \(did you mean login\?\)/],
+    [['login', '--scpe', 'x'], /^oauthctl: error: unknown option '--scpe' \(did you mean --scope\?\)/],
+    [['pkce', '--length', 'abc'], /^oauthctl: error: --length must be a whole number from 43 to 128 \(RFC 7636 section 4\.1\), got "abc"$/],
+  ])('%j', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
+});
