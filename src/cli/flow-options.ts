@@ -146,6 +146,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
   if (issuer !== undefined) out.issuer = issuer;
   if (authMethod !== 'none' && clientSecret !== undefined) out.clientSecret = clientSecret;
+  if (authMethod !== 'none' && secretFromFlag === undefined && clientSecret !== undefined) out.clientSecretFromEnv = true;
   if (pkce) out.pkce = pkce;
   return out;
 }

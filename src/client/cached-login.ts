@@ -94,7 +94,13 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
     try {
       return await requestToken(
         http,
-        { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod },
+        {
+          tokenEndpoint: entry.token_endpoint,
+          clientId: entry.client_id,
+          clientSecret,
+          authMethod,
+          clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
+        },
         { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
       );
     } catch (err) {

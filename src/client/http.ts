@@ -84,13 +84,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         ...(req.signal ? { signal: req.signal } : {}),
       });
     } catch (err) {
-      throw networkError(err, method, url, timeoutMs);
+      throw networkError(err, method, url, timeoutMs, env);
     }
     let body: string;
     try {
       body = await readBody(res.body);
     } catch (err) {
-      throw networkError(err, method, url, timeoutMs);
+      throw networkError(err, method, url, timeoutMs, env);
     }
     const responseHeaders = flattenHeaders(res.headers);
     traceResponse(renderer, res.statusCode, responseHeaders, body, Date.now() - started);
@@ -137,13 +137,20 @@ function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<str
 }
 
 /** One line for a failed request: what happened and what to try. */
-function networkError(err: unknown, method: string, url: string, timeoutMs: number): Error {
+function networkError(err: unknown, method: string, url: string, timeoutMs: number, env: NodeJS.ProcessEnv): Error {
   if (err instanceof FlowError) return err;
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = err as { code?: string; message?: string; address?: string; port?: number; hostname?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const message = e.cause?.message ?? e.message ?? String(err);
   const where = `${method} ${url}`;
   if (e instanceof Error && e.name === 'AbortError') return new FlowError(`${where} was aborted`);
+  const proxy = proxyThatFailed(e, url, env);
+  if (proxy !== undefined) {
+    return new FlowError(`cannot reach the proxy ${proxy.url} (from ${proxy.variable}) for ${where}: ${code || message}`, `check ${proxy.variable}, or list the host in NO_PROXY`);
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return new FlowError(`the TLS certificate of ${url} is for another name: ${message}`, `use the host name the certificate was issued for (not ${new URL(url).hostname}); adding a CA does not help`);
+  }
   if (/TIMEOUT/.test(code)) {
     return new FlowError(`${where} timed out after ${Math.round(timeoutMs / 1000)} s (${code})`, 'check that the server is up and reachable, or the proxy settings');
   }
@@ -153,6 +160,19 @@ function networkError(err: unknown, method: string, url: string, timeoutMs: numb
     return new FlowError(`TLS certificate of ${url} not trusted: ${message} (${code})`, 'add its CA with NODE_EXTRA_CA_CERTS=/path/ca.pem, or use --insecure for a test server only');
   }
   return new FlowError(`${where} failed: ${message}${code ? ` (${code})` : ''}`);
+}
+
+/** The proxy a connection error came from: a proxy is set for the URL's scheme and the failed address is not the URL's. */
+function proxyThatFailed(e: { port?: number; hostname?: string }, url: string, env: NodeJS.ProcessEnv): { url: string; variable: string } | undefined {
+  const target = new URL(url);
+  const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+  const variable = names.find((n) => env[n]);
+  if (variable === undefined) return undefined;
+  const targetPort = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+  const targetHost = target.hostname.replace(/^\[|\]$/g, '');
+  // The port alone: a name such as localhost fails at its address (127.0.0.1), which is still the target.
+  const failedElsewhere = e.port !== undefined ? e.port !== targetPort : e.hostname !== undefined && e.hostname !== targetHost;
+  return failedElsewhere ? { url: env[variable] ?? '', variable } : undefined;
 }
 
 function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined): void {
