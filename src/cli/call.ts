@@ -168,9 +168,9 @@ export function register(program: Command, io: IO): void {
       'after',
       `
 Examples:
-  $ oauthctl call https://api.example.com/me --token "$ACCESS_TOKEN"
-  $ oauthctl call https://api.example.com/me --profile work
-  $ oauthctl call https://api.example.com/photos -X POST -H 'Content-Type: application/json' -d '{"title":"x"}'`,
+  $ oauthctl call http://127.0.0.1:9000/api/me --token "$ACCESS_TOKEN"
+  $ oauthctl call http://127.0.0.1:9000/api/me --profile work
+  $ oauthctl call http://127.0.0.1:9000/userinfo --profile work -X POST -H 'Accept: application/json' -H 'X-Request-Id: 7'`,
     )
     .action(async (url: string, options: CallOptions, command: Command) => {
       setExitCode(command, await runCall(url, options, io));

@@ -170,9 +170,9 @@ export function register(program: Command, io: IO): void {
 Exit codes: 0 decoded (and verified), 1 verification failed, 2 not a JWT.
 
 Examples:
-  $ oauthctl decode eyJhbGciOi...
-  $ oauthctl token --profile work | oauthctl decode - --verify --audience https://api.example.com
-  $ oauthctl decode "$ID_TOKEN" --verify --issuer https://id.example.com --json`,
+  $ oauthctl decode "$ACCESS_TOKEN"
+  $ oauthctl token --profile work | oauthctl decode - --verify --audience http://127.0.0.1:9000/api
+  $ oauthctl decode "$ID_TOKEN" --verify --issuer http://127.0.0.1:9000 --clock-tolerance 120 --json`,
     )
     .action(async (token: string, options: DecodeOptions, command: Command) => {
       setExitCode(command, await runDecode(token, options, io));

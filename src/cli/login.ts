@@ -114,10 +114,11 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
-  $ oauthctl login --issuer https://id.example.com --client-id web --client-secret s3cret --scope "openid profile"
-  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --no-browser --json
+  $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid profile"
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --no-browser --json
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
-  $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`,
+  $ BROWSER=firefox oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --redirect-uri http://127.0.0.1:8765/callback
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope photo --no-pkce   # a server that rejects PKCE`,
     )
     .action(async (options: LoginOptions, command: Command) => {
       setExitCode(command, await runLogin(options, io));

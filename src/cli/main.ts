@@ -31,8 +31,8 @@ export async function buildProgram(argv: readonly string[], io: IO): Promise<Com
       'after',
       `
 Examples:
-  $ oauthctl demo                                   run the whole flow against the built-in mock
-  $ oauthctl login --issuer https://id.example.com --client-id cli --pkce --scope openid
+  $ oauthctl demo                                   # the whole flow against the built-in mock
+  $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope openid
   $ oauthctl pkce --json
   $ oauthctl serve-mock --port 9000
 

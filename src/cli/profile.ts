@@ -166,7 +166,7 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl profile add mock --issuer http://127.0.0.1:9000 --client-id photo-cli --pkce --scope "openid photo offline_access"
-  $ oauthctl profile add work --issuer https://id.example.com --client-id web --client-secret-env WORK_SECRET
+  $ oauthctl profile add work --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret-env WORK_SECRET
   $ oauthctl profile list
   $ oauthctl profile show work
   $ oauthctl login --profile mock`,

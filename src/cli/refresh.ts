@@ -85,7 +85,7 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl refresh --profile mock --json
-  $ oauthctl refresh --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo
+  $ oauthctl refresh --profile mock --scope photo
   $ oauthctl refresh --refresh-token "$RT" --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope photo --json`,
     )
     .action(async (options: RefreshOptions, command: Command) => {
