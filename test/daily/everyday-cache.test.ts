@@ -104,7 +104,7 @@ describe('status --all and logout --all (C4)', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines.find((l) => l.startsWith('profile mock'))).toMatch(/client photo-cli {2}subject alice {2}access token valid, expires in \d+ min {2}scope openid photo offline_access/);
+    expect(lines.find((l) => l.startsWith('profile mock'))).toMatch(/client photo-cli {2}subject alice {2}access token valid, expires in \d+ (min|h) {2}scope openid photo offline_access/);
     expect(lines.find((l) => l.includes('photo-web'))).toMatch(/^http:\/\/127\.0\.0\.1:\d+ {2}client photo-web {2}subject alice/);
     const json = await runCli(['status', '--all', '--json'], env);
     const all = JSON.parse(json.stdout) as { status: string; subject: string }[];
