@@ -157,8 +157,7 @@ export function register(program: Command, io: IO): void {
     .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
     .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
-    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
-    .option('-q, --quiet', 'do not log requests');
+    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

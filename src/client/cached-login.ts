@@ -9,6 +9,7 @@ import {
   openTokenCache,
   readCachedTokens,
   refreshCached,
+  ServerUnreachableError,
   type CachedTokens,
   type RefreshTokens,
   type RequestTokensAgain,
@@ -16,7 +17,7 @@ import {
   type TokenCacheKey,
   type ValidToken,
 } from '../store/token-cache.js';
-import { requestToken } from './token.js';
+import { requestToken, TokenRequestError } from './token.js';
 
 /**
  * Which cached login a command means: `--profile` (or OAUTHCTL_PROFILE); else `--issuer`, `--auth-url`
@@ -77,19 +78,35 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
  * A refresh_token grant (RFC 6749 section 6) through the token request `login` uses. A confidential
  * client's secret comes from the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile.
  */
-export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env): RefreshTokens {
+export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env, scope?: string): RefreshTokens {
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
     const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
-    return requestToken(
-      http,
-      { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod },
-      {
-        grant_type: 'refresh_token',
-        refresh_token: entry.refresh_token,
-      },
+    return unreachableTold(
+      requestToken(
+        http,
+        {
+          tokenEndpoint: entry.token_endpoint,
+          clientId: entry.client_id,
+          clientSecret,
+          authMethod,
+          clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
+        },
+        { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
+      ),
     );
   };
+}
+
+/** A token request whose server did not answer fails with ServerUnreachableError, so the cached tokens are kept. */
+async function unreachableTold<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    // The server answered (an OAuth error, a bad response): the request was refused. Anything else is the network.
+    if (err instanceof TokenRequestError || !(err instanceof FlowError)) throw err;
+    throw new ServerUnreachableError(err.message, err.hint);
+  }
 }
 
 /** The client secret of a cached login's confidential client: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
@@ -111,10 +128,12 @@ export function createRequester(http: HttpClient, selector: CachedLoginSelector,
   return async (entry) => {
     const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
     const { requestClientCredentials } = await import('./client-credentials.js');
-    return requestClientCredentials(
-      http,
-      { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod: entry.auth_method as ClientAuthMethod },
-      { scopes: entry.scope?.split(' ').filter(Boolean) },
+    return unreachableTold(
+      requestClientCredentials(
+        http,
+        { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod: entry.auth_method as ClientAuthMethod },
+        { scopes: entry.scope?.split(' ').filter(Boolean) },
+      ),
     );
   };
 }

@@ -43,9 +43,16 @@ export async function fetchUserinfo(http: HttpClient, endpoint: string, accessTo
   return jsonObject(res, 'userinfo');
 }
 
+/** How a caller names a server it could not reach: `cannot reach the server to revoke {what}`, and what to do. */
+export interface UnreachableText {
+  what: string;
+  hint: string;
+}
+
 /**
  * RFC 7009 section 2.1: revokes a token; 200 whether or not the token was valid (section 2.2). Any
- * other answer is a FlowError naming the server's error, with `hint` as what to do.
+ * other answer is a FlowError naming the server's error, with `hint` as what to do; a server that
+ * cannot be reached is told with `unreachable` when given, else as the HTTP client tells it.
  */
 export async function revokeToken(
   http: HttpClient,
@@ -54,8 +61,12 @@ export async function revokeToken(
   token: string,
   tokenTypeHint: string | undefined,
   hint = 'check --revocation-endpoint and the client authentication',
+  unreachable?: UnreachableText,
 ): Promise<void> {
-  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, tokenTypeHint));
+  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, tokenTypeHint)).catch((err: unknown) => {
+    if (!unreachable) throw err;
+    throw new FlowError(`cannot reach the server to revoke ${unreachable.what}: ${err instanceof Error ? err.message : String(err)}`, unreachable.hint);
+  });
   if (res.status === 200) return;
   const error = errorOf(res);
   const what = error ? `${error.error}${error.error_description ? `: ${error.error_description}` : ''}` : `HTTP ${res.status}`;
