@@ -51,7 +51,7 @@ export const CLIENT_SECRET_ENV = 'OAUTHCTL_CLIENT_SECRET';
 
 /** Adds the contract's flow options (url, login, exchange, refresh, and others that run a flow). */
 export function addFlowOptions(cmd: Command): Command {
-  return addHttpTimeoutOption(addSecuredFlowOptions(cmd))
+  addHttpTimeoutOption(cmd)
     .option('--auth-url <URL>', 'authorization server base: {auth_url}/authorize and {auth_url}/token')
     .option('--issuer <URL>', 'discover the endpoints from the issuer metadata (RFC 8414, then OpenID Connect discovery)')
     .option('--authorization-endpoint <URL>', 'override the authorization endpoint')
@@ -78,7 +78,8 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--introspection-endpoint <URL>', 'override the introspection endpoint (RFC 7662)')
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
     .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
-    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
+    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)');
+  return addSecuredFlowOptions(cmd)
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }

@@ -51,6 +51,14 @@ describe('interop with panva/oidc-provider 9: PAR (RFC 9126)', () => {
     ).toEqual(['client_id', 'request_uri']);
   });
 
+  it("url --par prints the pushed request's URL: client_id and request_uri only", async () => {
+    const { code, out, err } = await cli(['url', '--issuer', op.issuer, '--client-id', 'native-cli', '--pkce', '--scope', 'openid', '--par', '--json']);
+    expect(code, err).toBe(0);
+    const url = new URL((JSON.parse(out) as { url: string }).url);
+    expect(url.origin + url.pathname).toBe(`${op.issuer}/auth`);
+    expect([...url.searchParams.keys()]).toEqual(['client_id', 'request_uri']);
+  });
+
   it('a client that must use PAR (require_pushed_authorization_requests) is refused without --par', async () => {
     expect((await login(op.issuer, '--client-id', 'par-cli', '--par')).code).toBe(0);
     const without = await login(op.issuer, '--client-id', 'par-cli');
