@@ -6,6 +6,7 @@ import { run } from '../../src/cli/main.js';
 import { decodeJwtUnverified } from '../../src/oauth/jwt.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { CSJWT_SECRET, RESOURCE, startSecuredOidcProvider, type SecuredOidcProvider } from './helpers/secured-oidc-provider.js';
+import { makeCertificates, type TestCertificates } from './helpers/secured-loopback.js';
 
 let op: SecuredOidcProvider;
 let nonceOp: SecuredOidcProvider;
@@ -198,5 +199,64 @@ describe('interop: JAR (RFC 9101) and resource indicators (RFC 8707)', () => {
     expect(code, err).toBe(0);
     expect(tokens.token_type).toBe('DPoP');
     expect(decodeJwtUnverified(String(tokens.access_token))?.claims.cnf).toHaveProperty('jkt');
+  });
+});
+
+describe('interop: mutual TLS (RFC 8705) with oidc-provider behind HTTPS', () => {
+  let tlsOp: SecuredOidcProvider;
+  let certs: TestCertificates;
+  let tlsHome: string;
+  beforeAll(async () => {
+    certs = makeCertificates();
+    tlsOp = await startSecuredOidcProvider({ tls: certs.server });
+    tlsHome = mkdtempSync(join(tmpdir(), 'oauthctl-mtls-home-'));
+  });
+  afterAll(async () => {
+    await tlsOp.close();
+    certs.remove();
+    rmSync(tlsHome, { recursive: true, force: true });
+  });
+
+  it('tls_client_auth gets a certificate-bound token; `call` presents the same certificate to the userinfo endpoint', async () => {
+    const env = { HOME: tlsHome, XDG_STATE_HOME: join(tlsHome, 'state'), XDG_CONFIG_HOME: join(tlsHome, 'config') };
+    const mtls = ['--tls-cert', certs.clientCertFile, '--tls-key', certs.clientKeyFile, '--insecure'];
+    const first = await cli(['login', '--issuer', tlsOp.issuer, '--client-id', 'mtls-cli', '--auth-method', 'tls_client_auth', '--scope', 'openid', ...mtls, ...headless], env);
+    expect(first.code, first.err).toBe(0);
+    const tokens = JSON.parse(first.out) as { access_token: string };
+    const called = await cli(['call', `${tlsOp.issuer}/me`, '--insecure'], env);
+    expect(called.code, called.err).toBe(0);
+    expect(JSON.parse(called.out)).toHaveProperty('sub', 'bob');
+    // Without the certificate the same token is refused: it is bound to it (RFC 8705 section 3).
+    const unbound = await cli(['call', `${tlsOp.issuer}/me`, '--insecure', '--token', tokens.access_token], env);
+    expect(unbound.code).toBe(1);
+    expect(unbound.err).toMatch(/HTTP 401/);
+  });
+
+  it('a certificate with another subject is refused (invalid_client)', async () => {
+    const other = makeCertificates();
+    try {
+      const r = await cli([
+        'login',
+        '--issuer',
+        tlsOp.issuer,
+        '--client-id',
+        'mtls-cli',
+        '--auth-method',
+        'tls_client_auth',
+        '--scope',
+        'openid',
+        '--tls-cert',
+        other.server.certFile,
+        '--tls-key',
+        other.server.keyFile,
+        '--insecure',
+        '--no-cache',
+        ...headless,
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/invalid_client/);
+    } finally {
+      other.remove();
+    }
   });
 });

@@ -78,7 +78,7 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 /** Self-signed certificates made with openssl for one test file: the server's and the client's. */
 export interface TestCertificates {
   dir: string;
-  server: { cert: string; key: string };
+  server: { cert: string; key: string; certFile: string; keyFile: string };
   clientCertFile: string;
   clientKeyFile: string;
   /** The SHA-256 fingerprint as X509Certificate shows it. */
@@ -120,7 +120,7 @@ export function makeCertificates(): TestCertificates {
   const client = make('client', 'oauthctl-test-client');
   return {
     dir,
-    server: { cert: readFileSync(server.certFile, 'utf8'), key: readFileSync(server.keyFile, 'utf8') },
+    server: { cert: readFileSync(server.certFile, 'utf8'), key: readFileSync(server.keyFile, 'utf8'), ...server },
     clientCertFile: client.certFile,
     clientKeyFile: client.keyFile,
     clientFingerprint: new X509Certificate(readFileSync(client.certFile)).fingerprint256,

@@ -1,6 +1,8 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,12 @@ export interface SecuredOidcProvider {
 export interface SecuredOptions {
   /** DPoP proofs must carry a server nonce (RFC 9449 section 8). */
   requireDpopNonce?: boolean;
+  /**
+   * HTTPS with this server certificate, asking for client certificates (not verified against a CA:
+   * a test), and mutual TLS on (RFC 8705): client mtls-cli authenticates with tls_client_auth as
+   * CN=oauthctl-test-client and gets certificate-bound access tokens.
+   */
+  tls?: { cert: string; key: string };
 }
 
 /**
@@ -50,9 +58,13 @@ export async function startSecuredOidcProvider(options: SecuredOptions = {}): Pr
   };
   const pem = (k: KeyObject) => k.export({ format: 'pem', type: 'pkcs8' }) as string;
 
-  const server: Server = createServer();
+  const server: Server = options.tls ? createHttpsServer({ ...options.tls, requestCert: true, rejectUnauthorized: false }) : createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const peerCertificate = (ctx: { socket: TLSSocket }) => {
+    const raw = ctx.socket.getPeerCertificate?.()?.raw;
+    return raw ? new X509Certificate(raw) : undefined;
+  };
   const redirect = { application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
   const provider = new Provider(issuer, {
     clients: [
@@ -63,10 +75,31 @@ export async function startSecuredOidcProvider(options: SecuredOptions = {}): Pr
       { client_id: 'jar-cli', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] }, require_signed_request_object: true, request_object_signing_alg: 'ES256', ...redirect },
       { client_id: 'par-cli', token_endpoint_auth_method: 'none', require_pushed_authorization_requests: true, ...redirect },
       { client_id: 'dpop-cli', token_endpoint_auth_method: 'none', dpop_bound_access_tokens: true, ...redirect },
+      ...(options.tls
+        ? [
+            {
+              client_id: 'mtls-cli',
+              token_endpoint_auth_method: 'tls_client_auth',
+              tls_client_auth_subject_dn: 'CN=oauthctl-test-client',
+              tls_client_certificate_bound_access_tokens: true,
+              ...redirect,
+            },
+          ]
+        : []),
     ],
-    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'],
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...(options.tls ? ['tls_client_auth'] : [])],
     features: {
       devInteractions: { enabled: true },
+      ...(options.tls && {
+        mTLS: {
+          enabled: true,
+          tlsClientAuth: true,
+          certificateBoundAccessTokens: true,
+          getCertificate: (ctx: { socket: TLSSocket }) => peerCertificate(ctx)?.toString(),
+          certificateAuthorized: () => true,
+          certificateSubjectMatches: (ctx: { socket: TLSSocket }, property: string, expected: string) => property === 'tls_client_auth_subject_dn' && peerCertificate(ctx)?.subject === expected,
+        },
+      }),
       pushedAuthorizationRequests: { enabled: true },
       dPoP: { enabled: true, ...(options.requireDpopNonce && { nonceSecret: Buffer.alloc(32, 7), requireNonce: () => true }) },
       requestObjects: { enabled: true },
