@@ -1,4 +1,3 @@
-import { DpopSession } from '../client/dpop.js';
 import { generateDpopKey } from '../client/keys.js';
 import { createDpopProof, type DpopKey, type DpopProofInput } from '../oauth/dpop.js';
 import type { AuditContext, IssuedCode, TokenExchange } from './context.js';
@@ -36,9 +35,4 @@ export async function redeemWithProof(ctx: AuditContext, key: DpopKey, issued: I
   const first = await send(nonce);
   const asked = nonceAsked(first.exchange);
   return asked !== undefined ? send(asked) : first;
-}
-
-/** A DPoP session over the key, for calls to a resource with the bound token. */
-export function sessionOf(key: DpopKey): DpopSession {
-  return new DpopSession(key);
 }

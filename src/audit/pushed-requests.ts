@@ -1,6 +1,6 @@
 import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
 import { buildAuthenticatedRequest, usesClientAssertion, type ClientCredentials } from '../oauth/token-request.js';
-import { describeResponse } from './secured-probes.js';
+import { describeResponse } from './outcomes.js';
 import type { AuditContext, IssuedCode } from './context.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 

@@ -1,6 +1,7 @@
 import { FlowError, UsageError } from '../errors.js';
 import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
 import { requestObjectClaims, signRequestObject } from '../oauth/request-object.js';
+import { escapeTerminal } from '../output/escape.js';
 import type { Renderer } from '../output/render.js';
 import { postAuthenticated } from './endpoint-request.js';
 import { endpointOf } from './endpoints.js';
@@ -73,16 +74,14 @@ export async function pushAuthorizationRequest(http: HttpClient, config: FlowCon
   const error = parseOAuthErrorBody(json);
   if (error) {
     const meaning = explainOAuthError(error.error);
-    throw new FlowError(
-      `the PAR endpoint answered HTTP ${res.status} ${error.error}${error.error_description ? `: ${error.error_description}` : ''}`,
-      meaning ?? 'see the authorization server for details',
-    );
+    const text = `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
+    throw new FlowError(`the PAR endpoint answered HTTP ${res.status} ${escapeTerminal(text)}`, meaning ?? 'see the authorization server for details');
   }
   const o = (json ?? {}) as Record<string, unknown>;
   if (res.status !== 201 && res.status !== 200) throw new FlowError(`the PAR endpoint answered HTTP ${res.status} without an RFC 6749 error object`, 'run with --verbose to see it');
   if (typeof o.request_uri !== 'string' || o.request_uri === '') throw new FlowError('the PAR response has no request_uri (RFC 9126 section 2.2)', 'run with --verbose to see it');
   const expiresIn = typeof o.expires_in === 'number' ? o.expires_in : 0;
-  renderer.info(`request_uri=${o.request_uri} (expires in ${expiresIn} s)`);
+  renderer.info(`request_uri=${escapeTerminal(o.request_uri)} (expires in ${expiresIn} s)`);
   return { request_uri: o.request_uri, expires_in: expiresIn };
 }
 

@@ -170,7 +170,8 @@ describe('PAR against hostile servers', () => {
     server = await startLoopbackServer((_req, res) => json(res, 400, { error: 'invalid_request', error_description: 'no \u001b[31mway' }));
     const r = await cli('login', '--auth-url', server.url, '--par-endpoint', `${server.url}/par`, '--client-id', 'c', '--pkce', '--par', '--no-cache', ...headless);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/oauthctl: error: the PAR endpoint answered HTTP 400 invalid_request/);
+    expect(r.err).toMatch(/oauthctl: error: the PAR endpoint answered HTTP 400 invalid_request: no \\x1b\[31mway/);
+    expect(r.err).not.toContain('\u001b');
   });
 });
 

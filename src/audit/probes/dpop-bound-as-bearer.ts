@@ -1,6 +1,7 @@
+import { DpopSession } from '../../client/dpop.js';
 import { sendWithAccessToken } from '../../client/resource-request.js';
 import { describeExchange, issuedTokens } from '../context.js';
-import { dpopKeyFor, redeemWithProof, sessionOf } from '../dpop-requests.js';
+import { dpopKeyFor, redeemWithProof } from '../dpop-requests.js';
 import { ProbeSkip } from '../probe-errors.js';
 import { fail, pass, skip, warn, type Probe } from '../types.js';
 
@@ -20,7 +21,7 @@ export const dpopBoundAsBearerProbe: Probe = {
     if (tokens.token_type?.toLowerCase() !== 'dpop') return skip(`the server issued token_type ${JSON.stringify(tokens.token_type)}, not a DPoP-bound token, for this client`);
     const asBearer = await ctx.http.request(userinfo, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } });
     if (asBearer.status < 400) return fail(`the userinfo endpoint answered HTTP ${asBearer.status} to the DPoP-bound token sent as Bearer, without a proof`);
-    const asDpop = await sendWithAccessToken(ctx.http, userinfo, { method: 'GET', headers: { accept: 'application/json' } }, tokens.access_token, sessionOf(key));
+    const asDpop = await sendWithAccessToken(ctx.http, userinfo, { method: 'GET', headers: { accept: 'application/json' } }, tokens.access_token, new DpopSession(key));
     if (asDpop.status >= 400) return warn(`refused as Bearer (HTTP ${asBearer.status}), but also refused with its proof (HTTP ${asDpop.status}): nothing shows the token works at ${userinfo}`);
     return pass(`HTTP ${asBearer.status} as Bearer; HTTP ${asDpop.status} with Authorization: DPoP and a proof`);
   },

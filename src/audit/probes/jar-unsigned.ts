@@ -1,6 +1,6 @@
 import { UnsecuredJWT } from 'jose/jwt/unsecured';
 import { requestObjectClaims } from '../../oauth/request-object.js';
-import { codeOf } from '../secured-probes.js';
+import { codeOf } from '../outcomes.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
 

@@ -1,6 +1,6 @@
 import { ProbeSkip } from '../probe-errors.js';
 import { push, pushedAuthorizationUrl } from '../pushed-requests.js';
-import { codeOf } from '../secured-probes.js';
+import { codeOf } from '../outcomes.js';
 import { fail, pass, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
 

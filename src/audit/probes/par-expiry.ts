@@ -1,5 +1,5 @@
 import { push, pushedAuthorizationUrl } from '../pushed-requests.js';
-import { codeOf } from '../secured-probes.js';
+import { codeOf } from '../outcomes.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
 

@@ -1,4 +1,4 @@
-import { codeOf } from '../secured-probes.js';
+import { codeOf } from '../outcomes.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
 
