@@ -19,7 +19,7 @@ export async function runRefresh(options: RefreshOptions, io: IO): Promise<numbe
     const scope = config.scopes.length > 0 ? formatScope(config.scopes) : undefined;
     renderer.step('Token request');
     renderer.info(`POST ${config.tokenEndpoint} (grant_type=refresh_token${scope ? `, scope=${scope}` : ''}, client authentication: ${config.authMethod})`);
-    const tokens = await requestToken(http, config, { grant_type: 'refresh_token', refresh_token: options.refreshToken, scope });
+    const tokens = await requestToken(http, config, { grant_type: 'refresh_token', refresh_token: options.refreshToken, scope }, { renderer });
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
     printTokenResponse(io, tokens, options.json);

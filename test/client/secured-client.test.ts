@@ -223,3 +223,17 @@ function writeRsaKey(): string {
   writeFileSync(file, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
   return file;
 }
+
+describe('PAR on its own when the metadata requires it (RFC 9126 section 5)', () => {
+  it('login --issuer pushes without --par when require_pushed_authorization_requests is true', async () => {
+    const { startSecuredWeakServer } = await import('../audit/helpers/secured-weak-server.js');
+    const weak = await startSecuredWeakServer({ requirePar: true });
+    try {
+      const r = await cli('login', '--issuer', weak.url, '--client-id', 'pub', '--pkce', '--scope', 'openid', '--no-cache', ...headless);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toMatch(/==> Pushed authorization request/);
+    } finally {
+      await weak.close();
+    }
+  });
+});

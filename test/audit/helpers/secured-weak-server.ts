@@ -121,10 +121,12 @@ export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Prom
       if (decodeProtectedHeader(q.request).alg !== 'none' || weak.acceptUnsignedRequest) q = { ...q, ...(decodeJwt(q.request) as Record<string, string>) };
       else return errorPage(res, 'request objects must be signed');
     }
-    if (!CLIENTS[q.client_id ?? ''] || q.redirect_uri !== 'http://127.0.0.1/callback') return errorPage(res, 'invalid client or redirect_uri');
+    // Any port on the loopback address (RFC 8252 section 7.3), the path exactly.
+    const loopback = /^http:\/\/127\.0\.0\.1(:\d+)?\/callback$/.test(q.redirect_uri ?? '');
+    if (!CLIENTS[q.client_id ?? ''] || !loopback) return errorPage(res, 'invalid client or redirect_uri');
     const code = randomBytes(12).toString('base64url');
     codes.set(code, { clientId: q.client_id ?? '', redirectUri: q.redirect_uri, used: false });
-    const target = new URL(q.redirect_uri);
+    const target = new URL(q.redirect_uri ?? '');
     target.searchParams.set('code', code);
     target.searchParams.set('state', q.state ?? '');
     res.writeHead(302, { location: target.href });
