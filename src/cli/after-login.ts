@@ -91,6 +91,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile, grant
       clientId: config.clientId,
       authMethod: config.authMethod,
       grant,
+      clientKeys: await (await import('../client/cached-client-keys.js')).clientKeysOf(config),
     });
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {

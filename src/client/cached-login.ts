@@ -1,5 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
-import type { ClientAuthMethod } from '../oauth/token-request.js';
+import { usesClientSecret, type ClientAuthMethod } from '../oauth/token-request.js';
 import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from '../store/config-store.js';
 import type { HttpClient } from './http.js';
 import type { Env } from '../store/paths.js';
@@ -82,6 +82,8 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
     const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
+    // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key; RFC 7523: a fresh assertion.
+    const { dpopSessionOf, assertionKeysOf } = await import('./cached-client-keys.js');
     return unreachableTold(
       requestToken(
         http,
@@ -91,6 +93,8 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
           clientSecret,
           authMethod,
           clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
+          dpop: await dpopSessionOf(entry),
+          ...(await assertionKeysOf(entry)),
         },
         { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
       ),
@@ -109,9 +113,9 @@ async function unreachableTold<T>(request: Promise<T>): Promise<T> {
   }
 }
 
-/** The client secret of a cached login's confidential client: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
+/** The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
 async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
-  if (entry.auth_method === 'none') return undefined;
+  if (!usesClientSecret(entry.auth_method as ClientAuthMethod)) return undefined;
   let clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
   if (clientSecret === undefined && entry.profile !== undefined) {
     const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
@@ -127,11 +131,18 @@ async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector
 export function createRequester(http: HttpClient, selector: CachedLoginSelector, env: Env): RequestTokensAgain {
   return async (entry) => {
     const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
-    const { requestClientCredentials } = await import('./client-credentials.js');
+    const [{ requestClientCredentials }, { dpopSessionOf, assertionKeysOf }] = await Promise.all([import('./client-credentials.js'), import('./cached-client-keys.js')]);
     return unreachableTold(
       requestClientCredentials(
         http,
-        { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod: entry.auth_method as ClientAuthMethod },
+        {
+          tokenEndpoint: entry.token_endpoint,
+          clientId: entry.client_id,
+          clientSecret,
+          authMethod: entry.auth_method as ClientAuthMethod,
+          dpop: await dpopSessionOf(entry),
+          ...(await assertionKeysOf(entry)),
+        },
         { scopes: entry.scope?.split(' ').filter(Boolean) },
       ),
     );

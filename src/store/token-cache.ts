@@ -30,6 +30,21 @@ export interface CachedTokens {
   obtained_at: number;
   /** `client_credentials`: no refresh token; an expired token is replaced by a new request (RFC 6749 section 4.4.3). */
   grant?: string;
+  /** What a refresh or a call needs beyond the tokens: the DPoP key, the paths of the key files. */
+  client_keys?: CachedClientKeys;
+}
+
+/**
+ * RFC 9449: the DPoP private key the tokens are bound to (the file is 0600); RFC 7523 and RFC 8705:
+ * where the signing key and the client certificate are, never their contents.
+ */
+export interface CachedClientKeys {
+  dpop_jwk?: Record<string, unknown>;
+  signing_key_file?: string;
+  signing_key_id?: string;
+  assertion_audience?: string;
+  tls_cert_file?: string;
+  tls_key_file?: string;
 }
 
 /** Which login a cache entry belongs to: a profile, or else the issuer (or token endpoint) and client. */
@@ -143,6 +158,7 @@ export interface TokenSource {
   authMethod: string;
   /** The grant the tokens came from, when it was not a user's login (`client_credentials`). */
   grant?: string | undefined;
+  clientKeys?: CachedClientKeys | undefined;
 }
 
 /** Builds the entry for a token response received at `nowMs`. */
@@ -157,6 +173,7 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
     obtained_at: now,
   };
   if (profile !== undefined) entry.profile = profile;
+  if (source.clientKeys !== undefined) entry.client_keys = source.clientKeys;
   if (source.issuer !== undefined) entry.issuer = source.issuer;
   if (source.revocationEndpoint !== undefined) entry.revocation_endpoint = source.revocationEndpoint;
   if (source.grant !== undefined) entry.grant = source.grant;
@@ -367,6 +384,7 @@ export function entrySource(entry: CachedTokens): TokenSource {
     clientId: entry.client_id,
     authMethod: entry.auth_method,
     grant: entry.grant,
+    clientKeys: entry.client_keys,
   };
 }
 

@@ -60,7 +60,8 @@ describe('polling the token endpoint with a device code (RFC 8628 section 3.4, 3
     await http.close();
     expect(tokens.access_token).toBe('at');
     expect(time.waits).toEqual([2000, 2000, 7000, 7000]);
-    expect(Object.fromEntries(s.forms[0]!)).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'dc-1', client_id: 'tv' });
+    // The token request carries the resources too (RFC 8707 section 2.2), as every token request of the client does.
+    expect(Object.fromEntries(s.forms[0]!)).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'dc-1', client_id: 'tv', resource: 'https://api.example/' });
   });
 
   it('5 s when the server names no interval', async () => {
