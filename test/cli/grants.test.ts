@@ -7,6 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockConfigInput, type MockServer, type MockServerOptions } from '../../src/mock/index.js';
 import { runToken } from '../../src/cli/token.js';
+import { FAKE_BROWSER } from '../helpers/cli.js';
 import { runCli, testIO } from '../daily/helpers/io.js';
 
 let mock: MockServer | undefined;
@@ -66,9 +67,9 @@ describe('login --device (RFC 8628)', () => {
     60_000,
   );
 
-  it('--no-browser prints the code and waits: the mock with --auto-login approves at once; no QR code off a terminal', async () => {
+  it('the browser opens verification_uri_complete, which the mock with --auto-login approves; no QR code off a terminal', async () => {
     const m = await startMock({ device_interval: 1 }, { autoLogin: 'alice' });
-    const r = await runCli(['login', '--device', '--no-browser', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo'], env);
+    const r = await runCli(['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo'], { ...env, BROWSER: FAKE_BROWSER });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^access_token=/);
     expect(r.stderr).not.toMatch(/scan this/);
@@ -126,7 +127,7 @@ describe('client-credentials (RFC 6749 section 4.4)', () => {
 describe('token-exchange (RFC 8693)', () => {
   it('exchanges the cached login token by default, with an actor token; shows issued_token_type', async () => {
     const m = await startMock({ device_interval: 1 }, { autoLogin: 'alice' });
-    expect((await runCli(['login', '--device', '--no-browser', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo'], env)).code).toBe(0);
+    expect((await runCli(['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo'], { ...env, BROWSER: FAKE_BROWSER })).code).toBe(0);
     const actor = JSON.parse((await runCli(['client-credentials', ...SERVICE(m), '--no-cache', '--json'], env)).stdout) as { access_token: string };
     const r = await runCli(['token-exchange', ...SERVICE(m), '--actor-token', actor.access_token, '--json'], env);
     expect(r.code).toBe(0);
@@ -164,7 +165,7 @@ describe('introspect, userinfo and revoke', () => {
 
   it('userinfo with the cached login, the endpoint from the metadata; a token without openid is refused (exit 1)', async () => {
     const m = await startMock({ device_interval: 1 }, { autoLogin: 'alice' });
-    expect((await runCli(['login', '--device', '--no-browser', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'openid profile email'], env)).code).toBe(0);
+    expect((await runCli(['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'openid profile email'], { ...env, BROWSER: FAKE_BROWSER })).code).toBe(0);
     const r = await runCli(['userinfo', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--json'], env);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
@@ -176,7 +177,7 @@ describe('introspect, userinfo and revoke', () => {
 
   it('a server control sequence in a claim is shown escaped', async () => {
     const m = await startMock({ device_interval: 1, users: [{ username: 'eve', password: 'pw', claims: { name: 'Eve\u001b[2J\u001b]52;c;aGk=\u0007' } }] }, { autoLogin: 'eve' });
-    expect((await runCli(['login', '--device', '--no-browser', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'openid profile'], env)).code).toBe(0);
+    expect((await runCli(['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'openid profile'], { ...env, BROWSER: FAKE_BROWSER })).code).toBe(0);
     const r = await runCli(['userinfo', '--auth-url', m.authUrl, '--client-id', 'photo-cli'], env);
     expect(r.stdout).toContain('name: Eve\\x1b[2J\\x1b]52;c;aGk=\\x07');
     expect(r.stdout).not.toContain('\u001b');

@@ -140,9 +140,14 @@ describe('device flow: verification page and polling (RFC 8628 sections 3.3 to 3
     expect(other.body.error).toBe('invalid_grant');
   });
 
-  it('with --auto-login the device is approved at once', async () => {
+  it('with --auto-login the device is approved as soon as its verification page is visited, not before', async () => {
     const server = await startMock({}, { autoLogin: 'alice' });
     const { body } = await authorizeDevice(server.authUrl, { client_id: 'photo-cli', scope: 'photo' });
+    expect((await poll(server.authUrl, String(body.device_code))).body.error).toBe('authorization_pending');
+    const visit = await fetch(String(body.verification_uri_complete));
+    expect(visit.status).toBe(200);
+    expect(await visit.text()).toMatch(/Device connected/);
+    server.clock.advance(Number(body.interval));
     const tokens = await poll(server.authUrl, String(body.device_code));
     expect(tokens.status).toBe(200);
   });
@@ -154,7 +159,10 @@ describe('device flow: verification page and polling (RFC 8628 sections 3.3 to 3
     const full = await authorizeDevice(server.authUrl, { client_id: 'photo-cli', scope: 'photo' });
     expect(full).toMatchObject({ status: 503, body: { error: 'temporarily_unavailable' } });
     expect(Number(full.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    for (const { body } of kept) expect((await poll(server.authUrl, String(body.device_code))).status).toBe(200);
+    for (const { body } of kept) {
+      await fetch(String(body.verification_uri_complete));
+      expect((await poll(server.authUrl, String(body.device_code))).status).toBe(200);
+    }
   });
 
   it('shows the form to type the code into without one', async () => {

@@ -9,7 +9,7 @@ import { formParams } from './token.js';
 /**
  * POST /device_authorization (RFC 8628 section 3.1): client authentication as at the token endpoint
  * (a public client sends its client_id), then a device code, a user code and where to enter it.
- * With --auto-login the authorization is approved at once.
+ * With --auto-login the code is approved as soon as its verification page is visited (endpoints/device.ts).
  */
 export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
@@ -31,7 +31,6 @@ export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
   const { deviceCodeLifetime, deviceInterval } = state.config;
   const codeExpiresAt = now + deviceCodeLifetime * 1000;
   const expiresAt = codeExpiresAt + EXPIRED_DEVICE_CODE_KEPT_MS;
-  const auto = state.autoLogin;
   state.store.deviceCodes.set(deviceCode, {
     clientId: client.clientId,
     userCode,
@@ -39,12 +38,11 @@ export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
     codeExpiresAt,
     expiresAt,
     interval: deviceInterval,
-    status: auto !== undefined ? 'approved' : 'pending',
-    ...(auto !== undefined ? { username: auto, authTime: now } : {}),
+    status: 'pending',
   });
   state.store.userCodes.set(userCode, { deviceCode, expiresAt });
   const verificationUri = `${state.issuer}${VERIFICATION_PATH}`;
-  ex.log.outcome = auto !== undefined ? 'device code issued (auto-login: approved)' : 'device code issued';
+  ex.log.outcome = 'device code issued';
   sendJson(
     ex.res,
     200,

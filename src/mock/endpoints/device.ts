@@ -1,7 +1,7 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
 import { formatUserCode } from '../../oauth/grant-types.js';
 import { continueAuthorization } from './authorize.js';
-import { denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device.js';
+import { approveDevice, denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device.js';
 import { deviceConfirmPage, userCodeEntryPage } from '../core/device-pages.js';
 import { isFormBody, readBody, singleParams, type Exchange } from '../core/http.js';
 import { errorPage, sendPage } from '../core/pages.js';
@@ -25,6 +25,9 @@ export function handleVerificationPage(ex: Exchange): void {
   const client = ex.state.config.clients.get(found.record.clientId);
   if (!client) return sendUserCodeProblem(ex, 'unknown');
   ex.log.clientId = client.clientId;
+  // --auto-login skips login and consent, as at /authorize: the visit itself approves, for the configured user.
+  const auto = ex.state.autoLogin;
+  if (auto !== undefined) return approveDevice(ex, found.deviceCode, auto, ex.state.now());
   ex.log.outcome = 'device code confirmation';
   const session = currentSession(ex) ?? startSession(ex);
   sendPage(
