@@ -1,6 +1,20 @@
 import type { Command } from 'commander';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { ACCESS_TOKEN_FORMATS, createMockServer, formatLogEntry, loadMockConfig, MockConfigError, type AccessTokenFormat, type MockConfigInput, type MockServer } from '../mock/index.js';
+import {
+  ACCESS_TOKEN_FORMATS,
+  createMockServer,
+  formatLogEntry,
+  loadMockConfig,
+  MockConfigError,
+  OpensslMissingError,
+  type AccessTokenFormat,
+  type MockConfigInput,
+  type MockServer,
+  type MockTlsOption,
+} from '../mock/index.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
 import type { IO } from '../output/io.js';
@@ -14,6 +28,10 @@ export interface ServeMockOptions {
   autoLogin?: string;
   /** Overrides the configuration's access_token_format. */
   accessTokenFormat?: string;
+  /** HTTPS with a certificate made at start, or --tls-cert/--tls-key. */
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
   json?: boolean;
   quiet?: boolean;
   showSecrets?: boolean;
@@ -41,6 +59,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     }
   }
   const defaults = input === undefined;
+  const tls = await tlsOption(options);
   if (format !== undefined) input = { ...input, access_token_format: format as AccessTokenFormat };
   try {
     server = await createMockServer(input, {
@@ -48,9 +67,11 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       port: options.port ?? 0,
       consent: options.consent !== false,
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+      ...(tls !== undefined ? { tls } : {}),
       ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
     });
   } catch (err) {
+    if (err instanceof OpensslMissingError) throw new UsageError(`${err.message}; it is not installed here`, 'install openssl, or give your own --tls-cert FILE --tls-key FILE');
     if (err instanceof MockConfigError) {
       const where = options.config !== undefined && !err.errors[0]?.startsWith('auto-login') ? `invalid configuration in ${options.config}: ` : '';
       throw new UsageError(`${where}${err.errors.join('; ')}`, 'fix the fields named and start again');
@@ -63,18 +84,40 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     throw err;
   }
 
-  if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl })}\n`);
-  else io.stdout.write(describe(server, defaults, options));
+  // The CA of --tls, in a file for NODE_EXTRA_CA_CERTS and curl --cacert; removed at exit.
+  const caDir = server.ca !== undefined ? await mkdtemp(join(tmpdir(), 'oauthctl-mock-ca-')) : undefined;
+  const caFile = caDir !== undefined ? join(caDir, 'ca.pem') : undefined;
+  if (caFile !== undefined) await writeFile(caFile, server.ca!, { mode: 0o644 });
+  if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl, ...(caFile !== undefined ? { ca_file: caFile } : {}) })}\n`);
+  else io.stdout.write(describe(server, defaults, options, caFile));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
   }
 
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
+  if (caDir !== undefined) await rm(caDir, { recursive: true, force: true });
   return 0;
 }
 
-function describe(server: MockServer, defaults: boolean, options: ServeMockOptions): string {
+/** --tls, --tls-cert and --tls-key: undefined for plain HTTP. */
+async function tlsOption(options: ServeMockOptions): Promise<MockTlsOption | undefined> {
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together', 'give both files (PEM), or --tls alone for a certificate made at start');
+  if (options.tlsCert === undefined || options.tlsKey === undefined) return options.tls ? true : undefined;
+  const read = async (flag: string, file: string) => {
+    try {
+      const text = await readFile(file, 'utf8');
+      if (!text.includes('-----BEGIN')) throw new UsageError(`${flag} ${file} is not a PEM file`, 'give a PEM certificate and its PEM private key');
+      return text;
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`cannot read ${flag} ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'give a readable PEM file');
+    }
+  };
+  return { cert: await read('--tls-cert', options.tlsCert), key: await read('--tls-key', options.tlsKey) };
+}
+
+function describe(server: MockServer, defaults: boolean, options: ServeMockOptions, caFile: string | undefined): string {
   const show = defaults || options.showSecrets === true;
   const secret = (s: string) => (show ? s : redact(s));
   const lines = [
@@ -93,6 +136,7 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
     lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
+  if (caFile !== undefined) lines.push(`  TLS CA             ${caFile}   (NODE_EXTRA_CA_CERTS=${caFile} to trust it)`);
   if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
@@ -110,6 +154,9 @@ export function register(program: Command, io: IO): void {
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
+    .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
+    .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')
+    .option('--tls-key <FILE>', "the private key (PEM) of --tls-cert")
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');
   addCommonOptions(cmd)
@@ -121,6 +168,7 @@ Examples:
   $ oauthctl serve-mock --port 0 --json --auto-login alice
   $ oauthctl serve-mock --config fixtures/mock/example.jsonc
   $ oauthctl serve-mock --access-token-format opaque
+  $ oauthctl serve-mock --tls --port 0 --json
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
 public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,

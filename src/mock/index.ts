@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './core/config.js';
 import type { MockState } from './core/http.js';
@@ -7,6 +8,7 @@ import type { SigningKeys } from './core/keys.js';
 import { createRequestListener, type MockLogEntry } from './core/router.js';
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
 import { MockStore } from './core/store.js';
+import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/tls.js';
 
 export type {
   MockConfig,
@@ -23,6 +25,7 @@ export type {
 } from './core/config.js';
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
+export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
 export { serverMetadata } from './endpoints/discovery.js';
 export { matchRedirectUri } from './core/redirect-uri.js';
 
@@ -39,6 +42,8 @@ export interface MockServerOptions {
   log?: (entry: MockLogEntry) => void;
   /** Clock in milliseconds, for tests. */
   now?: () => number;
+  /** HTTPS: `true` makes a CA and a certificate for the host at start (needs openssl); or your own PEM key and certificate. */
+  tls?: MockTlsOption;
 }
 
 export interface MockServer {
@@ -49,6 +54,8 @@ export interface MockServer {
   baseUrl: string;
   port: number;
   config: MockConfig;
+  /** With `tls: true`: the PEM of the CA made at start, which signed the server's certificate. */
+  ca?: string;
   close(): Promise<void>;
 }
 
@@ -80,7 +87,17 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     keys: () => (keys ??= import('./core/keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
   };
   const { listener, preload } = createRequestListener(state, options.log);
-  const server = createServer({ keepAliveTimeout: 5000 }, listener);
+  let tls: Awaited<ReturnType<typeof httpsServerOptions>> | undefined;
+  if (options.tls !== undefined) {
+    let clientCa: string | undefined;
+    try {
+      clientCa = config.tlsClientAuthCa === undefined ? undefined : await readClientCa(config.tlsClientAuthCa);
+    } catch (err) {
+      throw new MockConfigError([`tls_client_auth_ca: cannot read ${JSON.stringify(config.tlsClientAuthCa)} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    }
+    tls = await httpsServerOptions(options.tls, host, clientCa);
+  }
+  const server = tls ? createHttpsServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -90,7 +107,9 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   });
   const port = (server.address() as AddressInfo).port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  state.issuer = `http://${hostInUrl}:${port}`;
+  state.issuer = `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`;
+  state.secureCookies = tls !== undefined;
+  state.mtls = tls !== undefined;
   state.baseUrl = `${state.issuer}/api`;
   state.sessionCookie = `${SESSION_COOKIE_PREFIX}${port}`;
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
@@ -110,6 +129,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     baseUrl: state.baseUrl,
     port,
     config,
+    ...(tls?.madeCa !== undefined ? { ca: tls.madeCa } : {}),
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);

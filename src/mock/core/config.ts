@@ -1,7 +1,20 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
+import {
+  KEY_AUTH_METHODS,
+  SECRET_AUTH_METHODS,
+  SECURITY_CLIENT_KEYS,
+  SECURITY_TOP_KEYS,
+  validateSecurityClient,
+  validateSecurityTop,
+  type JsonWebKeySet,
+  type KeyAuthMethod,
+  type SecretAuthMethod,
+  type SecurityClientFields,
+  type SecurityConfig,
+} from './config-security.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type TokenEndpointAuthMethod = SecretAuthMethod | KeyAuthMethod | 'none';
 export type SigningAlg = 'RS256' | 'ES256';
 /** `jwt`: RFC 9068 JWT access tokens (the default); `opaque`: random reference tokens, checked by lookup (RFC 7662). */
 export type AccessTokenFormat = 'jwt' | 'opaque';
@@ -17,6 +30,12 @@ export interface MockClientInput {
   allow_plain_pkce?: boolean;
   consent?: boolean;
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  jwks?: JsonWebKeySet;
+  jwks_uri?: string;
+  tls_client_auth_subject_dn?: string;
+  require_pushed_authorization_requests?: boolean;
+  dpop_bound_access_tokens?: boolean;
+  require_signed_request_object?: boolean;
 }
 export interface MockUserInput {
   username: string;
@@ -40,11 +59,15 @@ export interface MockConfigInput {
   lifetimes?: MockLifetimesInput;
   signing_alg?: SigningAlg;
   access_token_format?: AccessTokenFormat;
+  resources?: string[];
+  require_pushed_authorization_requests?: boolean;
+  dpop_nonce?: boolean;
+  tls_client_auth_ca?: string;
   [comment: `//${string}`]: unknown;
 }
 
 /** The validated configuration the server runs with. */
-export interface MockClient {
+export interface MockClient extends SecurityClientFields {
   clientId: string;
   clientSecret?: string;
   clientName: string;
@@ -73,7 +96,7 @@ export interface MockLifetimes {
   refreshToken: number;
   idToken: number;
 }
-export interface MockConfig {
+export interface MockConfig extends SecurityConfig {
   clients: ReadonlyMap<string, MockClient>;
   users: ReadonlyMap<string, MockUser>;
   scopes: ReadonlyMap<string, MockScope>;
@@ -109,7 +132,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
 const MAX_LIFETIME = 10 * 365 * 86_400;
-const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS, ...KEY_AUTH_METHODS, 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
 
@@ -134,7 +157,8 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format'], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', ...SECURITY_TOP_KEYS], '', fail);
+  const security = validateSecurityTop(input, fail);
 
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
@@ -190,7 +214,7 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...security } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -202,7 +226,7 @@ export function resolveMockConfig(input?: unknown): MockConfig {
 
 function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
-  unknownKeys(c, ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method'], field, fail);
+  unknownKeys(c, ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', ...SECURITY_CLIENT_KEYS], field, fail);
   const before = clients.size;
   let ok = true;
   const bad = (f: string, m: string) => {
@@ -221,9 +245,9 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     else {
       method = c.token_endpoint_auth_method as TokenEndpointAuthMethod;
       if (method === 'none' && secret) bad('token_endpoint_auth_method', 'is "none" but the client has a client_secret; drop one of them');
-      if (method !== 'none' && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
     }
   }
+  const security = validateSecurityClient(c, method, secret !== undefined, bad);
   const redirectUris: string[] = [];
   if (!Array.isArray(c.redirect_uris) || c.redirect_uris.length === 0) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
   else
@@ -255,6 +279,7 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
     tokenEndpointAuthMethod: method,
+    ...security,
   });
 }
 

@@ -83,6 +83,15 @@ function routes(): Routes {
     ],
     ['/userinfo', { GET: userinfo, POST: userinfo }],
     ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
+    [
+      '/par',
+      {
+        POST: lazy(
+          () => import('../endpoints/par.js'),
+          (m) => m.handlePar,
+        ),
+      },
+    ],
     ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],

@@ -66,6 +66,9 @@ export interface CodeRecord {
   nonce?: string;
   authTime: number;
   expiresAt: number;
+  /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
+  resources?: string[];
+  dpopJkt?: string;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
   redeemed?: { accessTokenJti: string; accessTokenExpiresAt: number; refreshFamily?: string };
 }
@@ -79,6 +82,9 @@ export interface RefreshTokenRecord {
   expiresAt: number;
   /** Rotated (already exchanged): a reuse revokes the whole family (RFC 9700 section 4.14.2). */
   rotated: boolean;
+  /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
+  resources?: string[];
+  jkt?: string;
 }
 
 export interface FamilyRecord {
@@ -114,19 +120,23 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  resources?: string[];
+  dpopJkt?: string;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
 export type AccessTokenClaims = {
   iss: string;
   sub: string;
-  aud: string;
+  aud: string | string[];
   client_id: string;
   scope: string;
   jti: string;
   iat: number;
   exp: number;
   auth_time: number;
+  /** RFC 9449 section 6.1 (jkt) and RFC 8705 section 3.1 (x5t#S256): the key or certificate the token is bound to. */
+  cnf?: { jkt?: string; 'x5t#S256'?: string };
 };
 
 /** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */

@@ -27,7 +27,7 @@ async function findToken(ex: Exchange, token: string, hint: string | undefined):
 export async function handleIntrospect(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   if (client.tokenEndpointAuthMethod === 'none') {
     return sendOAuthError(ex, 401, 'invalid_client', 'introspection needs a confidential client (RFC 7662 section 2.1)', { 'WWW-Authenticate': 'Basic realm="oauthctl-mock"' });
@@ -62,7 +62,7 @@ export async function handleIntrospect(ex: Exchange): Promise<void> {
 export async function handleRevoke(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   const token = values.get('token');
   if (!token) return sendOAuthError(ex, 400, 'invalid_request', 'token is missing');

@@ -7,6 +7,9 @@ import { authenticateClient } from '../core/client-auth.js';
 import type { MockClient } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
+import { nonceHeader } from '../core/dpop.js';
+import { audienceOf, tokenResources } from '../core/resources.js';
+import { confirmation, tokenRequestBinding, type TokenBinding } from '../core/token-binding.js';
 
 const MAX_TOKENS_PER_FAMILY = 1000;
 
@@ -37,14 +40,16 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!values) return;
   const grantType = values.get('grant_type');
   if (!grantType) return sendOAuthError(ex, 400, 'invalid_request', 'grant_type is missing');
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
-  if (grantType === 'authorization_code') return exchangeCode(ex, client, values);
-  if (grantType === 'refresh_token') return refresh(ex, client, values);
+  const binding = await tokenRequestBinding(ex, client);
+  if (!binding) return;
+  if (grantType === 'authorization_code') return exchangeCode(ex, client, values, binding);
+  if (grantType === 'refresh_token') return refresh(ex, client, values, binding);
   sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
 }
 
-async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
   const { store } = ex.state;
   const code = values.get('code');
   if (!code) return sendOAuthError(ex, 400, 'invalid_request', 'code is missing');
@@ -73,6 +78,12 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   } else if (verifier !== undefined) {
     return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier is sent, but the authorization request had no code_challenge (RFC 9700 section 4.8.2)');
   }
+  // RFC 9449 section 10: the code of a request with dpop_jkt goes only with a proof by that key.
+  if (record.dpopJkt !== undefined && binding.jkt !== record.dpopJkt) {
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization request had dpop_jkt; the token request needs a DPoP proof by that key (RFC 9449 section 10)');
+  }
+  const resources = tokenResources(values, record.resources, ex.state);
+  if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
 
   // Redeemed before the first await, so that a concurrent second use already sees it.
   const now = ex.state.now();
@@ -89,12 +100,15 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     refreshScopes: record.scopes,
     authTime: record.authTime,
     jti,
+    resources: resources.resources,
+    grantedResources: record.resources ?? [],
+    binding,
     ...(family ? { family } : {}),
     ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
   });
 }
 
-async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
   const { store } = ex.state;
   const token = values.get('refresh_token');
   if (!token) return sendOAuthError(ex, 400, 'invalid_request', 'refresh_token is missing');
@@ -115,6 +129,12 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     if (extra.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${extra.join(' ')} was not granted to this refresh token (RFC 6749 section 6)`);
     scopes = asked;
   }
+  // RFC 9449 section 5: a public client's refresh token is bound to its DPoP key.
+  if (record.jkt !== undefined && binding.jkt !== record.jkt) {
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token is bound to a DPoP key; send a DPoP proof by that key (RFC 9449 section 5)');
+  }
+  const resources = tokenResources(values, record.resources, ex.state);
+  if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
   record.rotated = true;
   const now = ex.state.now();
   const jti = newJti();
@@ -122,7 +142,17 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
   if (family.accessTokens.size >= MAX_TOKENS_PER_FAMILY) family.accessTokens.delete(family.accessTokens.keys().next().value as string);
   family.accessTokens.set(jti, accessExp);
   family.expiresAt = now + ex.state.config.lifetimes.refreshToken * 1000;
-  await sendTokens(ex, client, { username: record.username, scopes, refreshScopes: record.scopes, authTime: record.authTime, jti, family: record.family });
+  await sendTokens(ex, client, {
+    username: record.username,
+    scopes,
+    refreshScopes: record.scopes,
+    authTime: record.authTime,
+    jti,
+    family: record.family,
+    resources: resources.resources,
+    grantedResources: record.resources ?? [],
+    binding,
+  });
 }
 
 interface Grant {
@@ -135,6 +165,10 @@ interface Grant {
   jti: string;
   family?: string;
   nonce?: string;
+  /** The access token's resources (RFC 8707), and those a new refresh token keeps. */
+  resources?: string[];
+  grantedResources?: string[];
+  binding?: TokenBinding;
 }
 
 /** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
@@ -149,15 +183,18 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   const accessToken = await issueAccessToken(state, {
     iss: state.issuer,
     sub: user.sub,
-    aud: state.baseUrl,
+    aud: audienceOf(grant.resources ?? [], state),
     client_id: client.clientId,
     scope,
     jti: grant.jti,
     iat,
     exp: iat + lifetimes.accessToken,
     auth_time: Math.floor(grant.authTime / 1000),
+    ...confirmation(grant.binding),
   });
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetimes.accessToken, scope };
+  const dpop = grant.binding?.jkt !== undefined;
+  // RFC 9449 section 5: token_type DPoP for a DPoP-bound access token.
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: lifetimes.accessToken, scope };
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -168,6 +205,8 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
       authTime: grant.authTime,
       expiresAt: now + lifetimes.refreshToken * 1000,
       rotated: false,
+      ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
+      ...(dpop && client.tokenEndpointAuthMethod === 'none' ? { jkt: grant.binding!.jkt! } : {}),
     });
     body.refresh_token = refreshToken;
   }
@@ -188,5 +227,5 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
     });
   }
   ex.log.outcome = 'tokens issued';
-  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...(dpop ? nonceHeader(ex) : {}) });
 }
