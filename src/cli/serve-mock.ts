@@ -102,7 +102,8 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
 
 /** --tls, --tls-cert and --tls-key: undefined for plain HTTP. */
 async function tlsOption(options: ServeMockOptions): Promise<MockTlsOption | undefined> {
-  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together', 'give both files (PEM), or --tls alone for a certificate made at start');
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+    throw new UsageError('--tls-cert and --tls-key go together', 'give both files (PEM), or --tls alone for a certificate made at start');
   if (options.tlsCert === undefined || options.tlsKey === undefined) return options.tls ? true : undefined;
   const read = async (flag: string, file: string) => {
     try {
@@ -156,7 +157,7 @@ export function register(program: Command, io: IO): void {
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
     .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')
-    .option('--tls-key <FILE>', "the private key (PEM) of --tls-cert")
+    .option('--tls-key <FILE>', 'the private key (PEM) of --tls-cert')
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
     .option('-q, --quiet', 'do not log requests');
   addCommonOptions(cmd)

@@ -25,7 +25,13 @@ export async function checkAuthorization(ex: Exchange, values: Map<string, strin
   let params = values;
   if (client) {
     if (!pushed && (client.requirePushedAuthorizationRequests || state.config.requirePushedAuthorizationRequests)) {
-      return early(client, values, pushed, 'invalid_request', `client ${client.clientId} must push its authorization requests to the PAR endpoint and send only client_id and request_uri here (RFC 9126 section 5)`);
+      return early(
+        client,
+        values,
+        pushed,
+        'invalid_request',
+        `client ${client.clientId} must push its authorization requests to the PAR endpoint and send only client_id and request_uri here (RFC 9126 section 5)`,
+      );
     }
     const jwt = values.get('request');
     if (jwt !== undefined) {
@@ -34,12 +40,25 @@ export async function checkAuthorization(ex: Exchange, values: Map<string, strin
       params = object.values;
       duplicate = undefined;
     } else if (client.requireSignedRequestObject) {
-      return early(client, values, pushed, 'invalid_request', `client ${client.clientId} must send its authorization request as a signed request object (require_signed_request_object, RFC 9101 section 10.5)`);
+      return early(
+        client,
+        values,
+        pushed,
+        'invalid_request',
+        `client ${client.clientId} must send its authorization request as a signed request object (require_signed_request_object, RFC 9101 section 10.5)`,
+      );
     }
   }
   const check = checkAuthorizationRequest(params, duplicate, state.config);
   if (check.kind !== 'ok') return check;
-  const fail = (error: string, description: string): AuthorizeCheck => ({ kind: 'redirect-error', client: check.client, redirectUri: check.request.redirectUri, state: check.request.state, error, description });
+  const fail = (error: string, description: string): AuthorizeCheck => ({
+    kind: 'redirect-error',
+    client: check.client,
+    redirectUri: check.request.redirectUri,
+    state: check.request.state,
+    error,
+    description,
+  });
   const resources = requestedResources(params, state);
   if (!resources.ok) return fail('invalid_target', resources.description);
   const dpopJkt = params.get('dpop_jkt');

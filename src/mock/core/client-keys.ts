@@ -49,7 +49,7 @@ async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
     throw new Error("the client's jwks_uri did not answer JSON");
   }
   const keys = (body as { keys?: unknown }).keys;
-  if (!Array.isArray(keys)) throw new Error("the client's jwks_uri did not answer a JWK Set ({\"keys\": [...]})");
+  if (!Array.isArray(keys)) throw new Error('the client\'s jwks_uri did not answer a JWK Set ({"keys": [...]})');
   // Private or symmetric material published by mistake is never used to verify.
   return keys.filter((k): k is JsonWebKey => typeof k === 'object' && k !== null && !PRIVATE_MEMBERS.some((m) => (k as Record<string, unknown>)[m] !== undefined));
 }
@@ -72,7 +72,6 @@ async function readLimited(response: Response): Promise<string> {
   }
   return Buffer.concat(chunks).toString('utf8');
 }
-
 
 /**
  * Verifies a JWT the client signed (a client assertion, a request object): with its client secret for

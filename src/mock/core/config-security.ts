@@ -68,7 +68,8 @@ export function validateSecurityClient(c: Obj, method: string, secret: boolean, 
   // RFC 7591 section 2: jwks and jwks_uri MUST NOT both be present.
   if (c.jwks !== undefined && c.jwks_uri !== undefined) bad('jwks_uri', 'a client has jwks or jwks_uri, not both (RFC 7591 section 2)');
   if (c.tls_client_auth_subject_dn !== undefined) {
-    if (typeof c.tls_client_auth_subject_dn !== 'string' || !/=/.test(c.tls_client_auth_subject_dn)) bad('tls_client_auth_subject_dn', 'must be a distinguished name such as "CN=photo-mtls,O=Example"');
+    if (typeof c.tls_client_auth_subject_dn !== 'string' || !/=/.test(c.tls_client_auth_subject_dn))
+      bad('tls_client_auth_subject_dn', 'must be a distinguished name such as "CN=photo-mtls,O=Example"');
     else fields.tlsClientAuthSubjectDn = c.tls_client_auth_subject_dn;
   }
   const flags = [
@@ -84,7 +85,8 @@ export function validateSecurityClient(c: Obj, method: string, secret: boolean, 
   const hasKeys = fields.jwks !== undefined || fields.jwksUri !== undefined;
   if (method === 'private_key_jwt' && !hasKeys) bad('token_endpoint_auth_method', 'is "private_key_jwt" but the client has neither jwks nor jwks_uri (RFC 7523 section 2.2)');
   if (method === 'self_signed_tls_client_auth' && !hasKeys) bad('token_endpoint_auth_method', 'is "self_signed_tls_client_auth" but the client has neither jwks nor jwks_uri (RFC 8705 section 2.2)');
-  if (method === 'tls_client_auth' && fields.tlsClientAuthSubjectDn === undefined) bad('token_endpoint_auth_method', 'is "tls_client_auth" but the client has no tls_client_auth_subject_dn (RFC 8705 section 2.1.2)');
+  if (method === 'tls_client_auth' && fields.tlsClientAuthSubjectDn === undefined)
+    bad('token_endpoint_auth_method', 'is "tls_client_auth" but the client has no tls_client_auth_subject_dn (RFC 8705 section 2.1.2)');
   if ((KEY_AUTH_METHODS as readonly string[]).includes(method) && secret) bad('client_secret', `a ${method} client authenticates with a key, not a secret; drop client_secret`);
   if ((SECRET_AUTH_METHODS as readonly string[]).includes(method) && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
   if (fields.requireSignedRequestObject && !hasKeys && !secret) bad('require_signed_request_object', 'the client has no jwks, jwks_uri or client_secret to verify its request objects with');

@@ -226,7 +226,12 @@ export function resolveMockConfig(input?: unknown): MockConfig {
 
 function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
-  unknownKeys(c, ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', ...SECURITY_CLIENT_KEYS], field, fail);
+  unknownKeys(
+    c,
+    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', ...SECURITY_CLIENT_KEYS],
+    field,
+    fail,
+  );
   const before = clients.size;
   let ok = true;
   const bad = (f: string, m: string) => {

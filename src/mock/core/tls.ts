@@ -50,9 +50,43 @@ export async function makeTlsMaterial(host: string): Promise<TlsMaterial> {
       ].join('\n'),
     );
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-    await openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=oauthctl mock CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    await openssl(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=oauthctl mock CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     await openssl('req', '-new', ...ec, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', `/CN=${host}`);
-    await openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.pem'), '-days', '1', '-extfile', file('ext.cnf'), '-extensions', 'server');
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      file('server.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file('server.pem'),
+      '-days',
+      '1',
+      '-extfile',
+      file('ext.cnf'),
+      '-extensions',
+      'server',
+    );
     const [key, cert, ca] = await Promise.all([readFile(file('server.key'), 'utf8'), readFile(file('server.pem'), 'utf8'), readFile(file('ca.pem'), 'utf8')]);
     return { key, cert, ca };
   } finally {

@@ -30,7 +30,8 @@ export async function handlePar(ex: Exchange): Promise<void> {
   if (check.kind === 'redirect-error') return sendOAuthError(ex, 400, check.error, check.description);
   const request = { ...check.request };
   if (proof) {
-    if (request.dpopJkt !== undefined && request.dpopJkt !== proof.jkt) return sendOAuthError(ex, 400, 'invalid_dpop_proof', 'dpop_jkt differs from the thumbprint of the DPoP proof key (RFC 9449 section 10.1)');
+    if (request.dpopJkt !== undefined && request.dpopJkt !== proof.jkt)
+      return sendOAuthError(ex, 400, 'invalid_dpop_proof', 'dpop_jkt differs from the thumbprint of the DPoP proof key (RFC 9449 section 10.1)');
     request.dpopJkt = proof.jkt;
   }
   const requestUri = `${REQUEST_URI_PREFIX}${serverToken(256)}`;
