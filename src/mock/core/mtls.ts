@@ -1,4 +1,4 @@
-import { createPublicKey, hash, X509Certificate } from 'node:crypto';
+import { hash, X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { clientKeys } from './client-keys.js';
@@ -35,7 +35,7 @@ export async function tlsClientAuthProblem(ex: Exchange, client: MockClient): Pr
     }
     return undefined;
   }
-  const thumbprint = await calculateJwkThumbprint(createPublicKey(certificate.publicKey).export({ format: 'jwk' }) as JWK);
+  const thumbprint = await calculateJwkThumbprint(certificate.publicKey.export({ format: 'jwk' }) as JWK);
   let keys;
   try {
     keys = await clientKeys(ex.state, client);
