@@ -131,7 +131,8 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
   ];
   for (const user of server.config.users.values()) lines.push(`  user               ${user.username} / ${secret(user.password)}`);
   for (const client of server.config.clients.values()) {
-    const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${client.tokenEndpointAuthMethod}` : 'public, no secret';
+    const method = client.tokenEndpointAuthMethod;
+    const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${method}` : method === 'none' ? 'public, no secret' : method;
     const pkce = client.requirePkce ? ', PKCE required' : '';
     lines.push(`  client             ${client.clientId} (${kind}${pkce})`);
     lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);

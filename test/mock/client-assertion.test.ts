@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/mock/index.js';
+import { importPKCS8 } from 'jose';
+import { loadMockConfig, type MockServer } from '../../src/mock/index.js';
 import { postForm, startMock } from './helpers.js';
 import { assertionClaims, JWT_BEARER, modernClient, newKey, signedJwt, type TestKey } from './modern-helpers.js';
 
@@ -154,5 +156,15 @@ describe('client_secret_jwt (RFC 7523, OpenID Connect Core section 9)', () => {
       expect(r.status).toBe(401);
       expect(r.body.error).toBe('invalid_client');
     }
+  });
+});
+
+describe('fixtures/mock/modern.jsonc', () => {
+  it('photo-jwt authenticates with fixtures/mock/photo-jwt.key.pem', async () => {
+    const server = await startMock(await loadMockConfig('fixtures/mock/modern.jsonc'));
+    const key = await importPKCS8(readFileSync('fixtures/mock/photo-jwt.key.pem', 'utf8'), 'ES256');
+    const r = await tokenCall(server, await signedJwt(assertionClaims('photo-jwt', server.issuer), key));
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('invalid_grant');
   });
 });

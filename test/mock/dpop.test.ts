@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createPkcePair } from '../../src/oauth/pkce.js';
 import type { MockServer, MockServerOptions, MockConfigInput } from '../../src/mock/index.js';
-import { getCode, pkceRequest, postForm, REDIRECT_URI, startMock } from './helpers.js';
+import { basic, getCode, pkceRequest, postForm, REDIRECT_URI, startMock } from './helpers.js';
 import { dpopProof, modernClient, newKey, type TestKey } from './modern-helpers.js';
 
 const start = (config?: MockConfigInput, options: MockServerOptions = {}) => startMock(config, { autoLogin: 'alice', ...options });
@@ -229,3 +229,13 @@ function unsigned(header: Record<string, unknown>, claims: Record<string, unknow
   const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   return `${part(header)}.${part(claims)}.`;
 }
+
+describe('introspection of a DPoP-bound token (RFC 9449 section 6.2)', () => {
+  it('answers token_type DPoP and cnf.jkt', async () => {
+    const server = await start();
+    const key = await newKey();
+    const { access_token } = await dpopTokens(server, key);
+    const r = await postForm(`${server.authUrl}/introspect`, { token: access_token }, { Authorization: basic('photo-web', 'photo-web-secret') });
+    expect(r.body).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: key.jkt } });
+  });
+});

@@ -44,7 +44,21 @@ export async function handleIntrospect(ex: Exchange): Promise<void> {
     return sendJson(
       ex.res,
       200,
-      { active: true, token_type: 'Bearer', scope: c.scope, client_id: c.client_id, username, sub: c.sub, aud: c.aud, iss: c.iss, exp: c.exp, iat: c.iat, jti: c.jti },
+      // RFC 9449 section 6.2 and RFC 8705 section 3.2: a bound token's cnf.
+      {
+        active: true,
+        token_type: c.cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
+        scope: c.scope,
+        client_id: c.client_id,
+        username,
+        sub: c.sub,
+        aud: c.aud,
+        iss: c.iss,
+        exp: c.exp,
+        iat: c.iat,
+        jti: c.jti,
+        ...(c.cnf !== undefined ? { cnf: c.cnf } : {}),
+      },
       headers,
     );
   }
