@@ -32,6 +32,14 @@ describe('DPoP at the token endpoint (RFC 9449 section 5)', () => {
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: key.jkt });
   });
 
+  it.each(['ES256', 'ES384', 'RS256', 'PS256', 'EdDSA'])('accepts a proof signed with %s', async (alg) => {
+    const server = await start();
+    const key = await newKey(alg);
+    const r = await postForm(`${server.authUrl}/token`, await codeForm(server), { DPoP: await dpopProof(key, { htu: `${server.authUrl}/token`, alg }) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(decodeJwt(String(r.body.access_token)).cnf).toEqual({ jkt: key.jkt });
+  });
+
   it.each<[string, (key: TestKey, htu: string) => Promise<string>, RegExp]>([
     ['a replayed jti', async (key, htu) => dpopProof(key, { htu, jti: 'used-once' }), /already used/],
     ['a wrong htm', async (key, htu) => dpopProof(key, { htu, htm: 'GET' }), /htm/],

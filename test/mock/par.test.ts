@@ -60,6 +60,14 @@ describe('the PAR endpoint (RFC 9126)', () => {
     expect(forged.status).toBe(400);
   });
 
+  it('refuses request and request_uri together at /authorize', async () => {
+    const server = await start();
+    const uri = String((await push(server)).body.request_uri);
+    const both = await getRedirect(authorizeUrl(server, { client_id: 'photo-web', request_uri: uri, request: 'eyJhbGciOiJub25lIn0.e30.' }));
+    expect(both.status).toBe(400);
+    expect(both.location).toBeUndefined();
+  });
+
   it('authenticates the client as the token endpoint does', async () => {
     const server = await start();
     const wrong = await push(server, {}, { Authorization: basic('photo-web', 'wrong') });

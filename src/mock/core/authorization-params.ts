@@ -20,6 +20,7 @@ const JKT = /^[A-Za-z0-9_-]{43}$/;
 export async function checkAuthorization(ex: Exchange, values: Map<string, string>, duplicate: string | undefined, pushed: boolean): Promise<AuthorizeCheck> {
   const { state } = ex;
   const clientId = values.get('client_id');
+  if (values.has('request') && values.has('request_uri')) return { kind: 'page', message: 'send request or request_uri, not both (RFC 9101 section 5)', ...(clientId ? { clientId } : {}) };
   if (!pushed && values.has('request_uri')) return pushedRequest(ex, clientId, values.get('request_uri')!);
   const client = clientId === undefined ? undefined : state.config.clients.get(clientId);
   let params = values;
