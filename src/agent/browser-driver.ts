@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Browser, Locator, Page, Route } from 'playwright-core';
+import type { Browser, Locator, Page, Request, Route } from 'playwright-core';
 import { FlowError, UsageError } from '../errors.js';
 import { redact } from '../output/redact.js';
 import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
@@ -200,7 +200,8 @@ async function walk(page: Page, start: string, options: WalkOptions): Promise<Wa
   throw new FlowError(`browser login gave up after ${options.maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
 }
 
-const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><p>oauthctl stopped here, before leaving the authorization server.</p>';
+// The icon link keeps Chromium from asking the redirect URI's host for /favicon.ico, a request no route sees.
+const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><link rel="icon" href="data:,"><p>oauthctl stopped here, before leaving the authorization server.</p>';
 
 /** What the browser navigator needs of `navigate`'s options (the browser has its own HTTP and cookies). */
 export type BrowserNavigateOptions = Omit<NavigateOptions, 'http' | 'jar' | 'signal'>;
@@ -237,11 +238,25 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
       };
       // Every page the browser opens is fetched here first, redirects not followed, so that the request
       // that would leave the server (to the redirect URI or another host) is seen, Location fragment and
-      // all, and never sent: the browser gets a blank page in its place.
-      await page.route('**/*', async (route) => {
+      // all, and never sent: the browser gets a blank page in its place. The route is the whole
+      // context's, so a popup (window.open) and every subresource pass through it too.
+      const handler = async (route: Route) => {
         const req = route.request();
-        if (stop || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return route.continue();
-        const here = stopReason(new URL(req.url()));
+        const from = pageOf(req);
+        if (from !== page) {
+          // A popup or another page the walk never asked for: nothing of it is sent anywhere.
+          trace(`browser: blocked ${req.method()} ${req.url()} from a page the login did not open (a popup)`);
+          return route.abort('blockedbyclient');
+        }
+        const reason = stopReason(new URL(req.url()));
+        if (stop || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) {
+          if (stop || reason) {
+            trace(`browser: blocked ${req.method()} ${req.url()}${stop ? ' after the stop' : ` (${reason})`}`);
+            return route.abort('blockedbyclient');
+          }
+          return route.continue();
+        }
+        const here = reason;
         if (here) return stopAt(route, { url: req.url(), method: req.method(), body: req.postData(), from: page.url(), status }, here);
         let response: Awaited<ReturnType<typeof route.fetch>>;
         try {
@@ -262,7 +277,8 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
           }
         }
         return route.fulfill({ response });
-      });
+      };
+      await context.route('**/*', handler);
       try {
         const end = await walk(page, authorizationUrl, {
           credentials: opts.credentials,
@@ -278,10 +294,20 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
         if (end.kind === 'page') return { kind: 'page', url: end.url, status, title: end.title, text: end.text, steps: end.steps };
         throw new FlowError(`the browser stopped at ${page.url()}`);
       } finally {
-        await page.close();
+        await context.unroute('**/*', handler);
+        for (const other of context.pages()) await other.close();
       }
     },
   };
+}
+
+/** The page a request comes from; undefined for one no page made (a service worker's). */
+function pageOf(request: Request): Page | undefined {
+  try {
+    return request.frame().page();
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `act` and waits for the navigation it causes (or the time limit, for pages that change in place). */

@@ -21,6 +21,7 @@ export function formatAuditTable(report: AuditReport, color: boolean): string {
       kleur.enabled = before;
     }
   };
+  // The detail quotes what the server said (page text, error descriptions): escaped for the terminal.
   const rows = report.probes.map((p) => [p.id, p.status.toUpperCase(), p.rfc, escapeTerminal(p.detail)] as const);
   const idWidth = Math.max(5, ...rows.map((r) => r[0].length));
   const rfcWidth = Math.max(3, ...rows.map((r) => r[2].length));

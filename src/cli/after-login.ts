@@ -1,4 +1,4 @@
-import { FlowError } from '../errors.js';
+import { CliError, FlowError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
 import { selectedProfileName } from '../store/config-store.js';
@@ -31,7 +31,8 @@ export async function afterLogin(input: AfterLoginInput): Promise<void> {
 /**
  * OpenID Connect Core section 3.1.3.7: a client validates the ID token before using it: signature with
  * the issuer's keys, iss, aud, exp, iat and the nonce it sent. Each check is reported; any failure
- * fails the login (exit 1).
+ * fails the login (exit 1), and nothing is cached. The keys come only from a source the user named
+ * (--jwks-uri, or the metadata of --issuer or --auth-url), never from the token's own unverified iss.
  */
 export async function checkIdToken({ config, tokens, http, renderer, nonce }: AfterLoginInput): Promise<JwtCheck[] | undefined> {
   const idToken = tokens.id_token;
@@ -42,38 +43,29 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
   renderer.step('ID token validation');
   const decoded = decodeJwtUnverified(idToken);
   if (!decoded) throw new FlowError('the id_token is not a JWT', 'OpenID Connect Core section 2: an ID token is a signed JWT');
-  const claimedIssuer = typeof decoded.claims.iss === 'string' ? decoded.claims.iss : undefined;
-  const issuer = config.issuer ?? claimedIssuer;
-  if (config.issuer === undefined) renderer.info("no --issuer given: the ID token's own iss names the keys to check it with");
-
-  let jwksUri = config.metadata?.jwks_uri;
-  if (jwksUri === undefined && issuer !== undefined) {
-    const { discoverMetadata } = await import('../client/endpoints.js');
-    jwksUri = await discoverMetadata(http, issuer).then(
-      (found) => found.metadata.jwks_uri,
-      () => undefined,
-    );
+  const [{ endpointOf }, { checkIdTokenSignature }, { checkClaims }] = await Promise.all([import('../client/endpoints.js'), import('../client/id-token-keys.js'), import('../oauth/jwt-claims.js')]);
+  const jwksUri = await endpointOf(http, config, 'jwks_uri');
+  // The issuer the user named, or the one the metadata of --auth-url declares (checked against that URL).
+  const issuer = config.issuer ?? config.metadata?.issuer;
+  const signature = await checkIdTokenSignature(http, idToken, jwksUri, { acceptUnverified: config.acceptUnverifiedIdToken === true });
+  if (signature.status === 'skip') {
+    renderer.warn(`the ID token's signature is NOT verified (--no-verify-id-token): ${signature.detail}. Anyone could have made this token; do not rely on its claims.`);
   }
-  const { verifyJwt, fetchJwks } = await import('../client/jwt-verify.js');
-  const { checkClaims } = await import('../oauth/jwt-claims.js');
-  const expect = { issuer, audience: config.clientId, nonce: nonce ?? config.extraParams.nonce, nowMs: Date.now(), idToken: true };
-  let checks: JwtCheck[];
-  if (jwksUri === undefined) {
-    checks = [{ name: 'signature', status: 'skip', detail: 'no jwks_uri known (give --issuer so discovery can find the keys)' }, ...checkClaims(decoded.claims, expect)];
-  } else {
-    checks = (await verifyJwt(idToken, await fetchJwks(http, jwksUri), { ...expect, jwksUri })).checks;
-  }
+  const checks = [signature, ...checkClaims(decoded.claims, { issuer, audience: config.clientId, nonce: nonce ?? config.extraParams.nonce, nowMs: Date.now(), idToken: true })];
   for (const check of checks) {
     const line = `${check.name}: ${check.detail}`;
     if (check.status === 'pass') renderer.ok(line);
-    else if (check.status === 'fail') renderer.info(renderer.paint.red(`✗ ${line}`));
+    else if (check.status === 'fail') renderer.info(`✗ ${line}`, 'red');
     else renderer.info(`- ${line}`);
   }
   const failed = checks.filter((c) => c.status === 'fail');
   if (failed.length > 0) {
+    const unverifiable = signature.status === 'fail' && signature.unverifiable === true;
     throw new FlowError(
       `the ID token failed validation (${failed.map((c) => c.name).join(', ')}): ${failed[0]!.detail}`,
-      'a client must not use it (OpenID Connect Core section 3.1.3.7); see the checks above',
+      unverifiable
+        ? 'name its keys with --issuer URL or --jwks-uri URL, or accept it unverified with --no-verify-id-token; nothing was cached'
+        : 'a client must not use it (OpenID Connect Core section 3.1.3.7); see the checks above; nothing was cached',
     );
   }
   return checks;
@@ -96,6 +88,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {
     // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
-    renderer.warn(`could not cache the tokens: ${(err as Error).message}`);
+    const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';
+    renderer.warn(`could not cache the tokens: ${(err as Error).message}${hint}`);
   }
 }

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import { httpTimeoutMs } from './http-timeout.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
-import type { Renderer } from '../output/render.js';
+import type { Renderer, Style } from '../output/render.js';
 import type { ProbeStatus } from '../audit/types.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
@@ -34,7 +35,7 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   const account = resolveHeadlessOptions(options, io.env, 'audit');
-  const [{ createRenderer }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
+  const [{ createRenderer, printJson }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
     import('../agent/headless/agent.js'),
@@ -48,7 +49,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const quiet = scrubbingRenderer(renderer, [account.password]);
-  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env });
+  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env, timeoutMs: httpTimeoutMs(options) });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
@@ -72,13 +73,13 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     });
     renderer.step(`Audit of ${new URL(config.authorizationEndpoint).origin} with client ${config.clientId} (${probes.length} probes)`);
     const report = await runAudit(ctx, probes, {
-      onResult: (r) => renderer.info(`${paintStatus(renderer, r.status)} ${r.id}`),
+      onResult: (r) => renderer.info(`${r.status.padEnd(4)} ${r.id}`, STATUS_STYLE[r.status]),
     });
     const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
     if (options.junit !== undefined) await writeReport('--junit', options.junit, async () => (await import('../audit/junit.js')).toJUnitXml(report, suite));
     if (options.markdown !== undefined) await writeReport('--markdown', options.markdown, async () => (await import('../audit/markdown.js')).toMarkdown(report, suite));
     if (options.json) {
-      io.stdout.write(`${JSON.stringify({ probes: report.probes, summary: report.summary }, null, 2)}\n`);
+      printJson(io, { probes: report.probes, summary: report.summary });
     } else {
       const { formatAuditTable } = await import('../audit/table.js');
       io.stdout.write(formatAuditTable(report, colorEnabled({ ...io, stderr: io.stdout }, options.color)));
@@ -154,13 +155,7 @@ async function writeReport(flag: string, file: string, render: () => Promise<str
   }
 }
 
-function paintStatus(renderer: Renderer, status: ProbeStatus): string {
-  const text = status.padEnd(4);
-  if (status === 'pass') return renderer.paint.green(text);
-  if (status === 'fail') return renderer.paint.red(text);
-  if (status === 'warn') return renderer.paint.yellow(text);
-  return renderer.paint.gray(text);
-}
+const STATUS_STYLE: Readonly<Record<ProbeStatus, Style>> = { pass: 'green', fail: 'red', warn: 'yellow', skip: 'gray' };
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('audit').description("Probe an authorization server's security properties (RFC 6749, RFC 7636, RFC 9207, RFC 9700) through headless logins: a smoke test for CI.");

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
+import { escapeForStream, escapeTerminal } from '../output/escape.js';
 import { UsageError } from '../errors.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
 
-export interface CallOptions extends CommonOptions {
+export interface CallOptions extends CommonOptions, HttpTimeoutOption {
   token?: string;
   request?: string;
   header?: string[];
@@ -43,7 +45,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     import('../oauth/errors.js'),
   ]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: options.timeout ? options.timeout * 1000 : undefined });
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: options.timeout ? options.timeout * 1000 : httpTimeoutMs(options) });
   try {
     const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
     let accessToken: string;
@@ -65,7 +67,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     }
 
     renderer.info(`${method} ${url} -> HTTP ${response.status}`);
-    io.stdout.write(formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true));
+    io.stdout.write(escapeForStream(io.stdout, formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true)));
     if (response.status < 400) return 0;
 
     const challenge = bearerError(response.headers['www-authenticate']);
@@ -73,7 +75,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
       const meaning = explainOAuthError(challenge.error);
       const detail = formatOAuthError({ error: challenge.error, ...(challenge.error_description !== undefined && { error_description: challenge.error_description }) });
       const scope = challenge.scope ? `; the resource needs scope "${challenge.scope}"` : '';
-      io.stderr.write(`oauthctl: error: the API answered HTTP ${response.status}: ${detail}${scope}${meaning ? ` (${meaning})` : ''}\n`);
+      io.stderr.write(`oauthctl: error: ${escapeTerminal(`the API answered HTTP ${response.status}: ${detail}${scope}`)}${meaning ? ` (${meaning})` : ''}\n`);
     } else if (response.status === 401) {
       io.stderr.write(`oauthctl: error: the API answered HTTP 401 without an error code (no valid token was recognised; log in again or check --token)\n`);
     } else {
@@ -157,9 +159,9 @@ export function register(program: Command, io: IO): void {
     .option('-X, --request <METHOD>', 'HTTP method (default GET, or POST with -d)')
     .option('-H, --header <LINE>', "extra request header 'Name: value', may be repeated", collect)
     .option('-d, --data <BODY>', 'request body; @FILE reads a file, @- standard input')
-    .option('--timeout <SECONDS>', 'give up on the request after this long (default 30)', parseSeconds)
+    .option('--timeout <SECONDS>', 'give up on the request after this long (default 30; the same as --http-timeout)', parseSeconds)
     .option('--insecure', 'do not verify TLS certificates (test servers only)');
-  addCachedLoginOptions(cmd).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
+  addHttpTimeoutOption(addCachedLoginOptions(cmd)).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

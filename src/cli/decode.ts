@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
+import { escapeTerminal } from '../output/escape.js';
 import kleur from 'kleur';
 import { FlowError, UsageError } from '../errors.js';
 import { decodeJwtUnverified, TIME_CLAIMS } from '../oauth/jwt.js';
@@ -7,7 +9,7 @@ import { createRenderer, printJson } from '../output/render.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import { colorEnabled, type IO } from '../output/io.js';
 
-export interface DecodeOptions extends CommonOptions {
+export interface DecodeOptions extends CommonOptions, HttpTimeoutOption {
   verify?: boolean;
   jwksUrl?: string;
   issuer?: string;
@@ -77,7 +79,7 @@ export function decodeToken(token: string, nowMs: number): DecodeResult {
 async function verifyDecoded(token: string, result: DecodeResult, options: DecodeOptions, io: IO, nowMs: number): Promise<void> {
   const [{ createHttpClient }, { discoverMetadata }, { fetchJwks, verifyJwt }] = await Promise.all([import('../client/http.js'), import('../client/endpoints.js'), import('../client/jwt-verify.js')]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
   try {
     const claimedIssuer = typeof result.claims.iss === 'string' ? result.claims.iss : undefined;
     let jwksUri = options.jwksUrl;
@@ -119,11 +121,11 @@ function renderDecode(result: DecodeResult, io: IO, options: DecodeOptions): voi
   const paint = kleur;
   paint.enabled = colorEnabled(io, options.color) && io.stdout.isTTY === true;
   const out: string[] = [paint.bold('Header')];
-  for (const [name, value] of Object.entries(result.header)) out.push(`  ${name}: ${display(value)}`);
+  for (const [name, value] of Object.entries(result.header)) out.push(`  ${escapeTerminal(name)}: ${display(value)}`);
   out.push(paint.bold('Claims'));
   for (const [name, value] of Object.entries(result.claims)) {
     const time = result.times[name];
-    out.push(time ? `  ${name}: ${value} = ${time.date.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${time.relative})` : `  ${name}: ${display(value)}`);
+    out.push(time ? `  ${escapeTerminal(name)}: ${display(value)} = ${time.date.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${time.relative})` : `  ${escapeTerminal(name)}: ${display(value)}`);
   }
   const v = result.verification;
   if (!v) {
@@ -132,15 +134,16 @@ function renderDecode(result: DecodeResult, io: IO, options: DecodeOptions): voi
     out.push(paint.bold(`Verification: ${v.ok ? paint.green('valid') : paint.red('INVALID')}`));
     for (const check of v.checks) {
       const mark = check.status === 'pass' ? paint.green('✓') : check.status === 'fail' ? paint.red('✗') : paint.gray('-');
-      out.push(`  ${mark} ${check.name}: ${check.detail}`);
+      out.push(`  ${mark} ${check.name}: ${escapeTerminal(check.detail)}`);
     }
     if (v.keys_from === 'iss-claim') out.push(paint.yellow("  note: the keys were found from the token's own iss claim; pin the issuer you trust with --issuer"));
   }
   io.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** A claim as text, escaped: claims come from whoever made the token (section A of the README). */
 function display(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return escapeTerminal(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 export function register(program: Command, io: IO): void {
@@ -155,7 +158,7 @@ export function register(program: Command, io: IO): void {
     .option('--nonce <NONCE>', "an ID token's nonce must equal this value (with --verify)")
     .option('--insecure', 'do not verify TLS certificates when fetching keys (test servers only)')
     .option('--json', 'print {"header","claims","times"} (and "verification" with --verify)');
-  addCommonOptions(cmd)
+  addCommonOptions(addHttpTimeoutOption(cmd))
     .addHelpText(
       'after',
       `

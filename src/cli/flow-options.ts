@@ -7,6 +7,7 @@ import { isValidScopeToken, parseScope } from '../oauth/scope.js';
 import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from '../oauth/token-request.js';
 import type { FlowConfig, PkceParams } from '../client/flow-config.js';
 import { collect, parseHttpUrl } from './command.js';
+import { addHttpTimeoutOption } from './http-timeout.js';
 
 export type { FlowConfig, PkceParams } from '../client/flow-config.js';
 
@@ -28,6 +29,10 @@ export interface FlowOptionsInput {
   param?: string[] | undefined;
   insecure?: boolean | undefined;
   jwksUri?: string | undefined;
+  /** --http-timeout SECONDS. */
+  httpTimeout?: number | undefined;
+  /** false with --no-verify-id-token. */
+  verifyIdToken?: boolean | undefined;
   revocationEndpoint?: string | undefined;
   introspectionEndpoint?: string | undefined;
   userinfoEndpoint?: string | undefined;
@@ -45,7 +50,7 @@ export const CLIENT_SECRET_ENV = 'OAUTHCTL_CLIENT_SECRET';
 
 /** Adds the contract's flow options (url, login, exchange, refresh, and others that run a flow). */
 export function addFlowOptions(cmd: Command): Command {
-  return cmd
+  return addHttpTimeoutOption(cmd)
     .option('--auth-url <URL>', 'authorization server base: {auth_url}/authorize and {auth_url}/token')
     .option('--issuer <URL>', 'discover the endpoints from the issuer metadata (RFC 8414, then OpenID Connect discovery)')
     .option('--authorization-endpoint <URL>', 'override the authorization endpoint')
@@ -62,6 +67,7 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--param <k=v>', 'extra authorization request parameter; repeatable', collect)
     .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)')
     .option('--jwks-uri <URL>', 'where ID token keys come from when no metadata names them')
+    .option('--no-verify-id-token', 'accept an ID token whose signature cannot be checked (said loudly; never for alg none)')
     .option('--revocation-endpoint <URL>', 'override the revocation endpoint (RFC 7009)')
     .option('--introspection-endpoint <URL>', 'override the introspection endpoint (RFC 7662)')
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
@@ -140,6 +146,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   }
 
   const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints };
+  if (raw.verifyIdToken === false) out.acceptUnverifiedIdToken = true;
   if (authUrl !== undefined) out.authUrl = authUrl.replace(/\/+$/, '');
   if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;

@@ -1,4 +1,5 @@
 import { loadSelectedProfile, mergeUnderFlags, profileToFlowOptions } from '../store/config-store.js';
+import { httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { HttpClient } from '../client/http.js';
 import { UsageError } from '../errors.js';
@@ -74,9 +75,9 @@ export async function applyProfile<T extends FlowOptionsInput>(raw: T, io: IO, r
 }
 
 /** The renderer and HTTP client a flow command runs with, from its common options. */
-export async function createFlowRuntime(options: CommonOptions & { insecure?: boolean | undefined }, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
+export async function createFlowRuntime(options: CommonOptions & HttpTimeoutOption & { insecure?: boolean | undefined }, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
   const [{ createRenderer }, { createHttpClient }] = await Promise.all([import('../output/render.js'), import('../client/http.js')]);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
-  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env });
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options) });
   return { renderer, http };
 }

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { httpTimeoutMs } from './http-timeout.js';
 import type { UserAgent } from '../client/user-agent.js';
 import type { ConsentDecision } from '../agent/headless/forms.js';
 
@@ -15,6 +16,8 @@ export interface HeadlessOptionsInput {
   browserDriver?: string | undefined;
   browserPath?: string | undefined;
   insecure?: boolean | undefined;
+  /** --http-timeout SECONDS: the agent's own requests keep the same deadline. */
+  httpTimeout?: number | undefined;
 }
 
 export interface HeadlessSettings {
@@ -101,5 +104,5 @@ export async function headlessUserAgentFor(raw: HeadlessOptionsInput, env: NodeJ
     return createBrowserUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, browserPath: settings.browserPath });
   }
   const { createHeadlessUserAgent } = await import('../agent/headless/agent.js');
-  return createHeadlessUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, httpOptions: { insecure: settings.insecure } });
+  return createHeadlessUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, httpOptions: { insecure: settings.insecure, timeoutMs: httpTimeoutMs(raw) } });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { escapeTerminal } from '../output/escape.js';
 import { FlowError, UsageError } from '../errors.js';
 import type { RedirectCapture } from '../client/listener.js';
 import { decodeJwtUnverified, describeClaims } from '../oauth/jwt.js';
@@ -46,7 +47,7 @@ export async function runListen(options: ListenOptions, io: IO): Promise<number>
   const host = options.host ?? '127.0.0.1';
   const { startRedirectListener } = await import('../client/listener.js');
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const listener = await startRedirectListener({ redirectUri: `http://${bracketed}:${options.port ?? 0}${path}` });
+  const listener = await startRedirectListener({ redirectUri: `http://${bracketed}:${options.port ?? 0}${path}`, acceptAnyParameters: true });
   const renderer = createRenderer(io, options);
   const seconds = options.timeout ?? DEFAULT_LISTEN_TIMEOUT_SECONDS;
   const controller = new AbortController();
@@ -59,7 +60,7 @@ export async function runListen(options: ListenOptions, io: IO): Promise<number>
     renderer.info('Use it as the redirect URI; the first request to it is shown here, and nothing is exchanged (Ctrl-C to stop).');
     const capture = await listener.waitForRedirect(controller.signal);
     if (options.json) printJson(io, capture);
-    else io.stdout.write(explainCapture(capture).join('\n') + '\n');
+    else io.stdout.write(escapeTerminal(explainCapture(capture).join('\n')) + '\n');
     return 0;
   } finally {
     clearTimeout(timer);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import { FlowError, UsageError } from '../errors.js';
 import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
 import { postAuthenticated } from '../client/endpoint-request.js';
@@ -12,7 +13,7 @@ import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
 
-export interface LogoutOptions extends CachedLoginSelector, CommonOptions {
+export interface LogoutOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
   revoke?: boolean;
   revocationEndpoint?: string;
   insecure?: boolean;
@@ -46,7 +47,7 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
   }
   const entry = found.entry;
   if (options.revoke !== false) {
-    const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
+    const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
     try {
       const endpoint = options.revocationEndpoint ?? (await revocationEndpointOf(entry, options, io, http, renderer));
       if (endpoint === undefined) {
@@ -132,7 +133,7 @@ async function revoke(
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('logout').description('Revoke the cached tokens at the server (RFC 7009, when it offers revocation) and forget them.');
-  addCachedLoginOptions(cmd)
+  addHttpTimeoutOption(addCachedLoginOptions(cmd))
     .option('--client-secret <S>', 'client secret a confidential client revokes with (also OAUTHCTL_CLIENT_SECRET, or the profile)')
     .option('--revocation-endpoint <URL>', 'revoke here instead of the endpoint from discovery', parseHttpUrl('--revocation-endpoint'))
     .option('--no-revoke', 'only forget the tokens, do not revoke them')

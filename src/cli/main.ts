@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from '../errors.js';
+import { escapeTerminal } from '../output/escape.js';
 import { processIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 
@@ -81,15 +82,15 @@ export function reportError(err: unknown, io: IO, argv: readonly string[] = []):
     const command = commandNameFrom(argv);
     const helpCmd = command && command in COMMANDS ? `oauthctl ${command} --help` : 'oauthctl --help';
     const message = err.message.replace(/^error: /, '');
-    io.stderr.write(`oauthctl: error: ${message} (see '${helpCmd}')\n`);
+    io.stderr.write(`oauthctl: error: ${escapeTerminal(message)} (see '${helpCmd}')\n`);
     return 2;
   }
   if (err instanceof CliError) {
-    io.stderr.write(`oauthctl: error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    io.stderr.write(`oauthctl: error: ${escapeTerminal(err.message)}${err.hint ? ` (${escapeTerminal(err.hint)})` : ''}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  io.stderr.write(`oauthctl: error: ${message}\n`);
+  io.stderr.write(`oauthctl: error: ${escapeTerminal(message)}\n`);
   if (io.env.OAUTHCTL_DEBUG && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
   return 1;
 }

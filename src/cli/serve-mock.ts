@@ -5,12 +5,15 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import {
   ACCESS_TOKEN_FORMATS,
+  adminMode,
   createMockServer,
   formatLogEntry,
+  issuerUrlProblem,
   loadMockConfig,
   MockConfigError,
   OpensslMissingError,
   type AccessTokenFormat,
+  type MockClient,
   type MockConfigInput,
   type MockServer,
   type MockTlsOption,
@@ -32,12 +35,18 @@ export interface ServeMockOptions {
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
+  /** The public issuer (behind a proxy, in a container). */
+  issuerUrl?: string;
+  /** --admin: the admin API on when listening beyond loopback too. */
+  admin?: boolean;
   json?: boolean;
   quiet?: boolean;
   showSecrets?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** How long requests in flight may take to finish after SIGINT/SIGTERM. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * Starts the mock and keeps it running until `stop` fires (SIGINT/SIGTERM from the command), then
@@ -50,6 +59,8 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   if (format !== undefined && !ACCESS_TOKEN_FORMATS.includes(format as AccessTokenFormat)) {
     throw new UsageError(`--access-token-format must be ${ACCESS_TOKEN_FORMATS.join(' or ')}, not ${JSON.stringify(format)}`, 'use jwt (RFC 9068, the default) or opaque');
   }
+  const issuerProblem = options.issuerUrl !== undefined ? issuerUrlProblem(options.issuerUrl) : undefined;
+  if (issuerProblem) throw new UsageError(`--issuer-url ${options.issuerUrl}: ${issuerProblem}`, 'give the URL clients reach the mock at, such as http://mock:9000');
   if (options.config !== undefined) {
     try {
       input = await loadMockConfig(options.config);
@@ -66,7 +77,10 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
       consent: options.consent !== false,
+      defaultSigningAlg: 'RS256',
+      ...(options.issuerUrl !== undefined ? { issuerUrl: options.issuerUrl } : {}),
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
+      ...(options.admin ? { admin: true } : {}),
       ...(tls !== undefined ? { tls } : {}),
       ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
     });
@@ -88,14 +102,16 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   const caDir = server.ca !== undefined ? await mkdtemp(join(tmpdir(), 'oauthctl-mock-ca-')) : undefined;
   const caFile = caDir !== undefined ? join(caDir, 'ca.pem') : undefined;
   if (caFile !== undefined) await writeFile(caFile, server.ca!, { mode: 0o644 });
-  if (options.json) io.stdout.write(`${JSON.stringify({ issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl, ...(caFile !== undefined ? { ca_file: caFile } : {}) })}\n`);
+  if (options.json) io.stdout.write(`${JSON.stringify(announcement(server, caFile))}\n`);
   else io.stdout.write(describe(server, defaults, options, caFile));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
+    if (options.admin) io.stderr.write(`warning: --admin: anyone who reaches ${server.authUrl}/_mock/ can mint tokens and change the mock\n`);
   }
 
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
-  await server.close();
+  // Stop accepting; what is in flight gets a few seconds to finish.
+  await server.close({ graceMs: SHUTDOWN_GRACE_MS });
   if (caDir !== undefined) await rm(caDir, { recursive: true, force: true });
   return 0;
 }
@@ -118,6 +134,22 @@ async function tlsOption(options: ServeMockOptions): Promise<MockTlsOption | und
   return { cert: await read('--tls-cert', options.tlsCert), key: await read('--tls-key', options.tlsKey) };
 }
 
+/** The `--json` line: the contract's fields for the root issuer, the CA file of --tls, and the named issuers when there are any. */
+function announcement(server: MockServer, caFile: string | undefined): Record<string, unknown> {
+  const line: Record<string, unknown> = { issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl };
+  if (caFile !== undefined) line.ca_file = caFile;
+  if (server.issuers.size > 0) line.issuers = Object.fromEntries([...server.issuers].map(([name, i]) => [name, { issuer: i.issuer, auth_url: i.authUrl, base_url: i.baseUrl }]));
+  return line;
+}
+
+function clientLine(client: MockClient, secret: (s: string) => string): string {
+  const methods = client.tokenEndpointAuthMethods.join(' or ');
+  const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${methods}` : client.tokenEndpointAuthMethods.includes('none') ? 'public, no secret' : methods;
+  const pkce = client.requirePkce ? ', PKCE required' : '';
+  const grants = client.grantTypes.has('authorization_code') ? '' : `, grants ${[...client.grantTypes].join(' ')}`;
+  return `  client             ${client.clientId} (${kind}${pkce}${grants})`;
+}
+
 function describe(server: MockServer, defaults: boolean, options: ServeMockOptions, caFile: string | undefined): string {
   const show = defaults || options.showSecrets === true;
   const secret = (s: string) => (show ? s : redact(s));
@@ -131,15 +163,20 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
   ];
   for (const user of server.config.users.values()) lines.push(`  user               ${user.username} / ${secret(user.password)}`);
   for (const client of server.config.clients.values()) {
-    const method = client.tokenEndpointAuthMethod;
-    const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${method}` : method === 'none' ? 'public, no secret' : method;
-    const pkce = client.requirePkce ? ', PKCE required' : '';
-    lines.push(`  client             ${client.clientId} (${kind}${pkce})`);
-    lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
+    lines.push(clientLine(client, secret));
+    if (client.redirectUris.length > 0) lines.push(`                     redirect URIs: ${client.redirectUris.join(' ')}`);
+  }
+  for (const [name, issuer] of server.issuers) {
+    lines.push(`  issuer ${name.padEnd(11)} ${issuer.issuer}   metadata ${server.issuer}/.well-known/oauth-authorization-server/${name}`);
+    for (const user of issuer.config.users.values()) lines.push(`    user             ${user.username} / ${secret(user.password)}`);
+    for (const client of issuer.config.clients.values()) lines.push(`  ${clientLine(client, secret)}`);
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
   if (caFile !== undefined) lines.push(`  TLS CA             ${caFile}   (NODE_EXTRA_CA_CERTS=${caFile} to trust it)`);
   if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
+  lines.push(
+    `  admin API          ${adminMode(options.host ?? '127.0.0.1', options.admin) === 'off' ? 'off (not on loopback; --admin turns it on)' : `${server.authUrl}/_mock/ (flows page; tokens, faults, clock, keys)`}`,
+  );
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
   lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
@@ -155,6 +192,8 @@ export function register(program: Command, io: IO): void {
     .option('--config <FILE>', 'clients, users, scopes, lifetimes, signing algorithm and access token format from a JSON or JSONC file')
     .option('--no-consent', 'never show the consent page')
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
+    .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
+    .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
     .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')
@@ -171,10 +210,12 @@ Examples:
   $ oauthctl serve-mock --config fixtures/mock/example.jsonc
   $ oauthctl serve-mock --access-token-format opaque
   $ oauthctl serve-mock --tls --port 0 --json
+  $ oauthctl serve-mock --host 0.0.0.0 --port 9000 --issuer-url http://mock:9000
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);
-public client photo-cli (PKCE required); redirect URIs http://127.0.0.1/callback,
-http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM.`,
+public client photo-cli (PKCE required); confidential client photo-service (secret
+photo-service-secret: client credentials and token exchange); redirect URIs http://127.0.0.1/callback,
+http://localhost/callback and http://[::1]/callback on any port. Runs until SIGINT or SIGTERM, then lets requests in flight finish (up to 5 s).`,
     )
     .action(async (options: ServeMockOptions, command: Command) => {
       const controller = new AbortController();

@@ -20,6 +20,10 @@ export interface SavedFlow {
   authorization_endpoint: string;
   token_endpoint: string;
   issuer?: string;
+  /** --auth-url as given: its metadata names the ID token's keys when no issuer does. */
+  auth_url?: string;
+  /** --jwks-uri as given. */
+  jwks_uri?: string;
   /** The metadata says the server sends iss in the redirect (RFC 9207). */
   iss_required?: boolean;
   client_id: string;
@@ -44,6 +48,8 @@ export async function saveFlow(file: string, config: FlowConfig, authorizationUr
     scope: config.scopes.join(' '),
   };
   if (config.issuer !== undefined) saved.issuer = config.issuer;
+  if (config.authUrl !== undefined) saved.auth_url = config.authUrl;
+  if (config.endpoints.jwks_uri !== undefined) saved.jwks_uri = config.endpoints.jwks_uri;
   if (config.metadata?.authorization_response_iss_parameter_supported === true) saved.iss_required = true;
   if (config.extraParams.nonce !== undefined) saved.nonce = config.extraParams.nonce;
   if (config.pkce) {
@@ -103,6 +109,8 @@ export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code
     authorizationEndpoint: saved.authorization_endpoint || undefined,
     tokenEndpoint: saved.token_endpoint,
     issuer: saved.issuer,
+    authUrl: saved.auth_url,
+    jwksUri: saved.jwks_uri,
     clientId: saved.client_id,
     authMethod: saved.auth_method,
     redirectUri: saved.redirect_uri,

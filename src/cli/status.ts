@@ -69,14 +69,14 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
       : result.status === 'valid'
         ? `expires ${formatRelative(result.expires_in * 1000)}`
         : `expired ${formatRelative(result.expires_in * 1000)}`;
-  const head = result.status === 'valid' ? r.paint.green('Logged in') : r.paint.yellow('Login expired');
-  const lines = [`${head}: ${who.includes(where) ? who : `${who} at ${where}`}`, `  access token: ${result.status}, ${expiry}`];
+  r.line(`${result.status === 'valid' ? 'Logged in' : 'Login expired'}: ${who.includes(where) ? who : `${who} at ${where}`}`, result.status === 'valid' ? 'green' : 'yellow');
+  const lines = [`  access token: ${result.status}, ${expiry}`];
   if (result.scope) lines.push(`  scope: ${result.scope}`);
   lines.push(`  refresh token: ${result.refresh_token ? 'cached' : 'none'}; ID token: ${result.id_token ? 'cached' : 'none'}`);
   if (result.status === 'expired') {
     lines.push(result.refresh_token ? `  \`oauthctl token${key.profile !== undefined ? ` --profile ${key.profile}` : ''}\` will refresh it` : `  log in again: ${login}`);
   }
-  io.stderr.write(`${lines.join('\n')}\n`);
+  for (const line of lines) r.line(line);
 }
 
 export function register(program: Command, io: IO): void {

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
+import { escapeForStream } from '../output/escape.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
 
-export interface TokenOptions extends CachedLoginSelector, CommonOptions {
+export interface TokenOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
   json?: boolean;
   insecure?: boolean;
 }
@@ -19,7 +21,7 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
     import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure });
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
   try {
     const cache = openTokenCache(io.env, now ? { now } : {});
     const result = await accessTokenFromCache(options, { http, env: io.env, cache });
@@ -35,7 +37,7 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
         refreshed: result.refreshed,
       });
     } else {
-      io.stdout.write(`${result.accessToken}\n`);
+      io.stdout.write(`${escapeForStream(io.stdout, result.accessToken)}\n`);
     }
     return 0;
   } finally {
@@ -45,7 +47,7 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
 
 export function register(program: Command, io: IO): void {
   const cmd = program.command('token').description('Print a valid access token from the cache, refreshing it first when it has expired.');
-  addCachedLoginOptions(cmd)
+  addHttpTimeoutOption(addCachedLoginOptions(cmd))
     .option('--client-secret <S>', 'client secret for the refresh of a confidential client (also OAUTHCTL_CLIENT_SECRET, or the profile)')
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
     .option('--json', 'print {"access_token","token_type","expires_at","expires_in","scope","refreshed"}');

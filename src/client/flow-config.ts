@@ -29,6 +29,8 @@ export interface FlowConfig {
   scopes: string[];
   state: string;
   pkce?: PkceParams;
+  /** --no-verify-id-token: an ID token whose signature cannot be checked is accepted (loudly); alg none never is. */
+  acceptUnverifiedIdToken?: boolean;
   /** `--param k=v`, plus a nonce when openid is in scope (OpenID Connect Core section 3.1.2.1). */
   extraParams: Record<string, string>;
 }

@@ -57,7 +57,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     renderer.info(`${capture.method} ${capture.url.split(/[?#]/)[0]} (parameters in the ${capture.via === 'form_post' ? 'form body' : capture.via})`);
     for (const [name, value] of Object.entries(capture.params)) renderer.info(`  ${name}=${value}`);
     const response = checkRedirect(capture, config);
-    renderer.ok(`state matches${response.iss !== undefined ? `; iss matches ${response.iss}` : ''}`);
+    renderer.ok(`state matches${response.iss !== undefined && config.issuer !== undefined ? `; iss matches ${response.iss}` : ''}`);
 
     renderer.step('Token request');
     renderer.info(`POST ${config.tokenEndpoint} (grant_type=authorization_code, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`);
@@ -76,7 +76,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
 }
 
 async function listenOnRedirectUri(config: FlowConfig): Promise<RedirectReceiver> {
-  return startRedirectListener({ redirectUri: config.redirectUri });
+  return startRedirectListener({ redirectUri: config.redirectUri, expectedState: config.state });
 }
 
 /** Runs the user agent and waits for the redirect, whichever fails first ends the wait; so does the timeout. */
@@ -109,6 +109,9 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
 
 /** State first: a mismatch means nothing in the redirect is used, and no token request is sent. */
 function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
+  if (capture.repeated) {
+    throw new FlowError(`the redirect repeats ${capture.repeated.join(', ')}`, 'no token request was sent: a parameter must not be included more than once (RFC 6749 section 3.1)');
+  }
   try {
     return validateAuthorizationResponse(capture.params, {
       state: config.state,

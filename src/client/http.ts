@@ -1,16 +1,17 @@
-import { EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import { FlowError } from '../errors.js';
 import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
+import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
+import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
 
-export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_SECONDS * 1000;
 /** Responses larger than this are cut off with an error: no OAuth endpoint sends that much. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 export interface HttpClientOptions {
   /** Skip TLS certificate verification (never by default; a loud warning is printed). */
   insecure?: boolean | undefined;
-  /** Connect, headers and body timeout, each; default 30 s. */
+  /** The longest a whole request may take, connect to last byte (--http-timeout); default 30 s. */
   timeoutMs?: number | undefined;
   /** Narration; with --verbose each request and response is traced, secrets redacted. */
   renderer?: Renderer | undefined;
@@ -41,31 +42,28 @@ export interface HttpClient {
 }
 
 /**
- * The one HTTP client of the tool (undici). Proxies come from HTTPS_PROXY / HTTP_PROXY / NO_PROXY
- * (EnvHttpProxyAgent). Extra CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to its
- * default trust store at start-up, and undici's TLS connections use that store when no `ca` is given.
+ * The one HTTP client of the tool. Without a proxy it runs over node:http / node:https; with
+ * HTTPS_PROXY / HTTP_PROXY set it loads undici's EnvHttpProxyAgent (NO_PROXY honoured there). Extra
+ * CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to its default trust store at
+ * start-up, which both use when no `ca` is given. Every request has one deadline, connect to last byte.
  */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const env = options.env ?? process.env;
   const renderer = options.renderer;
-  const tls = options.insecure ? { rejectUnauthorized: false } : {};
   if (options.insecure) {
     const text = '--insecure: TLS certificates are NOT verified. Anyone on the network path can read and change this traffic, tokens and secrets included. Never use this outside a test setup.';
     if (renderer) renderer.warn(text);
     else process.emitWarning(text);
   }
-  const dispatcher: Dispatcher = new EnvHttpProxyAgent({
-    // Passed explicitly so that the command's environment decides; '' means none (no process.env fallback).
-    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: { ...tls, timeout: timeoutMs },
-    requestTls: tls,
-    proxyTls: tls,
-  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+  // Passed explicitly so that the command's environment decides; '' means none (no process.env fallback).
+  const proxy = { httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '', httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '', noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
+  let transport: Promise<Transport> | undefined;
+  const transportOf = (): Promise<Transport> =>
+    (transport ??=
+      proxy.httpProxy === '' && proxy.httpsProxy === ''
+        ? Promise.resolve(createNodeTransport({ insecure: options.insecure }))
+        : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, proxy, timeoutMs })));
 
   async function request(target: string | URL, req: HttpRequestOptions = {}): Promise<HttpResponse> {
     const url = String(target);
@@ -73,66 +71,38 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
     traceRequest(renderer, method, url, headers, req.body);
     const started = Date.now();
-    let res: Dispatcher.ResponseData;
+    const deadline = new RequestDeadline(timeoutMs, req.signal);
+    let res;
     try {
-      res = await undiciRequest(url, {
-        dispatcher,
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        ...(req.signal ? { signal: req.signal } : {}),
-      });
+      res = await (await transportOf()).send({ url, method, headers, body: req.body, signal: deadline.signal, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
-      throw networkError(err, method, url, timeoutMs);
+      throw deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs);
+    } finally {
+      deadline.clear();
     }
-    let body: string;
-    try {
-      body = await readBody(res.body);
-    } catch (err) {
-      throw networkError(err, method, url, timeoutMs);
-    }
-    const responseHeaders = flattenHeaders(res.headers);
-    traceResponse(renderer, res.statusCode, responseHeaders, body, Date.now() - started);
+    const { status, headers: responseHeaders, body } = res;
+    traceResponse(renderer, status, responseHeaders, body, Date.now() - started);
     return {
       url,
-      status: res.statusCode,
+      status,
       headers: responseHeaders,
       body,
       json<T>(): T {
         try {
           return JSON.parse(body) as T;
         } catch {
-          throw new FlowError(`${method} ${url} answered HTTP ${res.statusCode} with a body that is not JSON`, 'run with --verbose to see it');
+          throw new FlowError(`${method} ${url} answered HTTP ${status} with a body that is not JSON`, 'run with --verbose to see it');
         }
       },
     };
   }
 
-  return { request, close: () => dispatcher.close() };
-}
-
-async function readBody(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      throw new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const key = name.toLowerCase();
-    out[key] = Array.isArray(value) ? value.join(key === 'set-cookie' ? '\n' : ', ') : value;
-  }
-  return out;
+  return {
+    request,
+    close: async () => {
+      if (transport) await (await transport).close();
+    },
+  };
 }
 
 /** One line for a failed request: what happened and what to try. */
@@ -142,6 +112,7 @@ function networkError(err: unknown, method: string, url: string, timeoutMs: numb
   const code = e.code ?? e.cause?.code ?? '';
   const message = e.cause?.message ?? e.message ?? String(err);
   const where = `${method} ${url}`;
+  if (err instanceof ResponseTooLarge) return new FlowError(`${where} failed: ${err.message}`);
   if (e instanceof Error && e.name === 'AbortError') return new FlowError(`${where} was aborted`);
   if (/TIMEOUT/.test(code)) {
     return new FlowError(`${where} timed out after ${Math.round(timeoutMs / 1000)} s (${code})`, 'check that the server is up and reachable, or the proxy settings');

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
+import { constantTimeEqual } from '../oauth/pkce.js';
 import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
 
 /** What the first redirect carried and how: query string, URL fragment (posted back by a page) or form_post body. */
@@ -11,6 +12,8 @@ export interface RedirectCapture {
   /** The redirect URL as the browser asked for it (a fragment is appended after '#'). */
   url: string;
   method: 'GET' | 'POST';
+  /** Parameters that came more than once (RFC 6749 section 3.1 forbids it); `params` keeps the first. */
+  repeated?: string[];
 }
 
 export interface RedirectListenerOptions {
@@ -22,6 +25,14 @@ export interface RedirectListenerOptions {
   host?: string | undefined;
   /** Request bodies larger than this are refused with 413; default 64 KiB. */
   maxBodyBytes?: number | undefined;
+  /** The state the authorization request carried: the browser page then tells a mismatch as a failure. */
+  expectedState?: string | undefined;
+  /**
+   * Capture any request with parameters (`oauthctl listen`). Otherwise a request that carries none of
+   * code, error and state is answered 400 and ignored, so a local process that guesses the port cannot
+   * end a login.
+   */
+  acceptAnyParameters?: boolean | undefined;
 }
 
 /** Where a redirect arrives: the listener, or D's paste reader for --manual. */
@@ -99,8 +110,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     const redirectUrl = `${uri.protocol}//${req.headers.host}${req.url ?? '/'}`;
     if (req.method === 'GET') {
       if (requestUrl.search.length > 1) {
-        const capture: RedirectCapture = { via: 'query', params: toRecord(requestUrl.searchParams), url: redirectUrl, method: 'GET' };
-        finish(res, capture);
+        finish(res, captureOf('query', requestUrl.searchParams, redirectUrl, 'GET'));
         return;
       }
       // No query: the parameters may be in the fragment, which only the browser sees (response_mode=fragment).
@@ -121,10 +131,10 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
       }
       const params = new URLSearchParams(body);
       if (req.headers[FRAGMENT_HEADER] === '1') {
-        finish(res, { via: 'fragment', params: toRecord(params), url: `${redirectUrl}#${body}`, method: 'GET' });
+        finish(res, captureOf('fragment', params, `${redirectUrl}#${body}`, 'GET'));
       } else {
         // OAuth 2.0 Form Post Response Mode (response_mode=form_post).
-        finish(res, { via: 'form_post', params: toRecord(params), url: redirectUrl, method: 'POST' });
+        finish(res, captureOf('form_post', params, redirectUrl, 'POST'));
       }
       return;
     }
@@ -132,13 +142,14 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   }
 
   function finish(res: ServerResponse, capture: RedirectCapture): void {
-    const outcome: RedirectOutcome = capture.params.error
-      ? { ok: false, error: capture.params.error, description: capture.params.error_description }
-      : capture.params.code
-        ? { ok: true }
-        : { ok: false, error: 'no code in the redirect' };
+    const p = capture.params;
+    if (!options.acceptAnyParameters && p.code === undefined && p.error === undefined && p.state === undefined) {
+      // A probe, not an authorization response (RFC 6749 section 4.1.2): the flow keeps waiting.
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Not an authorization response: no code, error or state\n');
+      return;
+    }
     res.once('finish', () => deliver(capture));
-    sendHtml(res, 200, redirectPage(outcome), undefined, true);
+    sendHtml(res, 200, redirectPage(outcomeOf(capture, options.expectedState)), undefined, true);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -203,11 +214,26 @@ function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
   return loopbackBindAddress(name) !== undefined;
 }
 
-function toRecord(params: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  // The first value wins for a repeated parameter (RFC 6749 section 3.1 forbids repeats anyway).
-  for (const [k, v] of params) if (!(k in out)) out[k] = v;
-  return out;
+function captureOf(via: RedirectCapture['via'], search: URLSearchParams, url: string, method: RedirectCapture['method']): RedirectCapture {
+  const params: Record<string, string> = {};
+  const repeated = new Set<string>();
+  // The first value is kept; a repeat is recorded, and the flow refuses the redirect (RFC 6749 section 3.1).
+  for (const [k, v] of search) {
+    if (Object.hasOwn(params, k)) repeated.add(k);
+    else params[k] = v;
+  }
+  return { via, params, url, method, ...(repeated.size > 0 ? { repeated: [...repeated] } : {}) };
+}
+
+/** What the browser is told: the flow's own verdict comes later, but a page never says "received" for a redirect the flow will refuse. */
+function outcomeOf(capture: RedirectCapture, expectedState: string | undefined): RedirectOutcome {
+  const p = capture.params;
+  if (capture.repeated) return { ok: false, error: 'invalid_request', description: `repeated parameters: ${capture.repeated.join(', ')}` };
+  if (expectedState !== undefined && (p.state === undefined || !constantTimeEqual(p.state, expectedState))) {
+    return { ok: false, error: 'state mismatch', description: 'the redirect does not answer the request oauthctl sent; nothing was exchanged' };
+  }
+  if (p.error) return { ok: false, error: p.error, description: p.error_description };
+  return p.code ? { ok: true } : { ok: false, error: 'no code in the redirect' };
 }
 
 function readLimited(req: IncomingMessage, limit: number): Promise<string | undefined> {

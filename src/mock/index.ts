@@ -1,14 +1,23 @@
 import { readFile } from 'node:fs/promises';
+import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput } from './core/config.js';
+import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
+import { MockClock } from './core/clock.js';
+import type { MockClient, MockUser } from './core/config.js';
 import type { MockState } from './core/http.js';
-import type { SigningKeys } from './core/keys.js';
-import { createRequestListener, type MockLogEntry } from './core/router.js';
+import { dispatchByIssuer, issuerUrlProblem, normalizeIssuerUrl } from './core/issuers.js';
+import type { KeyRing } from './core/key-ring.js';
+import { adminMode } from './core/loopback.js';
+import { MockQueue } from './core/queue.js';
+import { RequestLog, type MockRequest } from './core/request-log.js';
+import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/router.js';
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
-import { MockStore } from './core/store.js';
+import { MockStore, type StoreLimits } from './core/store.js';
 import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/tls.js';
+import * as control from './endpoints/admin/control.js';
+import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 
 export type {
   MockConfig,
@@ -22,10 +31,19 @@ export type {
   SigningAlg,
   AccessTokenFormat,
   TokenEndpointAuthMethod,
+  GrantType,
 } from './core/config.js';
+export type { StoreLimits } from './core/store.js';
+export { DEFAULT_STORE_LIMITS } from './core/store.js';
+export { issuerUrlProblem } from './core/issuers.js';
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
 export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
+export type { MockRequest } from './core/request-log.js';
+export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
+export { MockAdminError } from './endpoints/admin/input.js';
+export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
+export { adminMode, isLoopbackHost } from './core/loopback.js';
 export { serverMetadata } from './endpoints/discovery.js';
 export { matchRedirectUri } from './core/redirect-uri.js';
 
@@ -44,6 +62,32 @@ export interface MockServerOptions {
   now?: () => number;
   /** HTTPS: `true` makes a CA and a certificate for the host at start (needs openssl); or your own PEM key and certificate. */
   tls?: MockTlsOption;
+  /**
+   * The issuer announced in the metadata, in `iss` and in tokens, when the mock sits behind a proxy or
+   * in a container (default `http://{host}:{port}`, https with `tls`). Named issuers are at `{issuerUrl}/{name}`.
+   */
+  issuerUrl?: string;
+  /**
+   * The signing algorithm when the configuration names none. Default ES256 here: a P-256 key pair is
+   * made in about a millisecond, where an RSA one takes a hundred or more, which a test pays per
+   * fixture. serve-mock passes RS256, its documented default.
+   */
+  defaultSigningAlg?: SigningAlg;
+  /** The bounds of each issuer's stores (at a bound new work gets 503, nothing stored is dropped). */
+  limits?: Partial<StoreLimits>;
+  /**
+   * The admin API under `{auth_url}/_mock/`: on by default when `host` is loopback (then only for
+   * requests to a loopback name), off otherwise; true turns it on for every request, false off.
+   */
+  admin?: boolean;
+}
+
+/** One issuer of the server: the root one, or a named one at `{root}/{name}` (config `issuers`). */
+export interface MockIssuer {
+  issuer: string;
+  authUrl: string;
+  baseUrl: string;
+  config: MockConfig;
 }
 
 export interface MockServer {
@@ -56,7 +100,30 @@ export interface MockServer {
   config: MockConfig;
   /** With `tls: true`: the PEM of the CA made at start, which signed the server's certificate. */
   ca?: string;
-  close(): Promise<void>;
+  /** The named issuers (config `issuers`), each with its own clients, users, keys and stores. */
+  issuers: ReadonlyMap<string, MockIssuer>;
+  /** Tokens without a flow, as POST /_mock/tokens: resolves to a token response. */
+  issueToken(input: IssueTokenInput): Promise<MockTokenResponse>;
+  /** Claims for the next tokens, a fault for an endpoint, or a broken next access token, as POST /_mock/next. */
+  enqueue(item: EnqueueInput): void;
+  /** The request log, oldest first (the last 1,000 requests), as GET /_mock/requests. */
+  requests(): MockRequest[];
+  /** Clears the request log, as DELETE /_mock/requests. */
+  clearRequests(): void;
+  /** The mock's clock, used for issuing, expiry and validation alike. */
+  clock: { advance(seconds: number): void; set(epochSeconds: number): void; now(): number };
+  /** A new signing key; the old one stays in the JWKS until its tokens expire. Resolves to the new kid. */
+  rotateKeys(): Promise<string>;
+  /** Adds a user or a client, validated as the configuration file's (MockAdminError names the field). */
+  addUser(input: unknown): MockUser;
+  addClient(input: unknown): MockClient;
+  /** Forgets codes, tokens, sessions, pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
+  reset(): void;
+  /**
+   * Stops accepting connections and closes idle ones; requests in flight get `graceMs` (default 0:
+   * none) to finish, then every connection is cut.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 const SWEEP_INTERVAL_MS = 10_000;
@@ -66,27 +133,18 @@ const SWEEP_INTERVAL_MS = 10_000;
  * MockConfigError when the configuration is invalid (each error names its field).
  */
 export async function createMockServer(input?: MockConfigInput, options: MockServerOptions = {}): Promise<MockServer> {
-  const config = resolveMockConfig(input ?? {});
-  if (options.autoLogin !== undefined && !config.users.has(options.autoLogin)) {
+  const config = resolveMockConfig(withDefaultSigningAlg(input ?? {}, options.defaultSigningAlg ?? 'ES256'));
+  // --auto-login signs in at each issuer that has the user; one of them must.
+  const everyConfig = [config, ...config.issuers.values()];
+  if (options.autoLogin !== undefined && !everyConfig.some((c) => c.users.has(options.autoLogin!))) {
     throw new MockConfigError([`auto-login: no user ${JSON.stringify(options.autoLogin)} in the configuration (users: ${[...config.users.keys()].join(', ')})`]);
   }
+  if (options.issuerUrl !== undefined) {
+    const problem = issuerUrlProblem(options.issuerUrl);
+    if (problem) throw new MockConfigError([`issuer URL ${JSON.stringify(options.issuerUrl)}: ${problem}`]);
+  }
   const host = options.host ?? '127.0.0.1';
-  const now = options.now ?? Date.now;
-  let keys: Promise<SigningKeys> | undefined;
-  const state: MockState = {
-    config,
-    issuer: '',
-    baseUrl: '',
-    secureCookies: false,
-    sessionCookie: '',
-    consent: options.consent !== false,
-    ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
-    now,
-    store: new MockStore(now),
-    // jose and the key generation stay off the start-up path; the first token waits for them.
-    keys: () => (keys ??= import('./core/keys.js').then((m) => m.createSigningKeys(config.signingAlg))),
-  };
-  const { listener, preload } = createRequestListener(state, options.log);
+  // TLS belongs to the one server: the root configuration's tls_client_auth_ca serves every issuer.
   let tls: Awaited<ReturnType<typeof httpsServerOptions>> | undefined;
   if (options.tls !== undefined) {
     let clientCa: string | undefined;
@@ -97,6 +155,9 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     }
     tls = await httpsServerOptions(options.tls, host, clientCa);
   }
+  const root = issuerState(config, options, host);
+  const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, host, name)]));
+  const listener = dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener])));
   const server = tls ? createHttpsServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -107,42 +168,128 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   });
   const port = (server.address() as AddressInfo).port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  state.issuer = `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`;
-  state.secureCookies = tls !== undefined;
-  state.mtls = tls !== undefined;
-  state.baseUrl = `${state.issuer}/api`;
-  state.sessionCookie = `${SESSION_COOKIE_PREFIX}${port}`;
+  // The issuer is https when the mock itself serves TLS, or when --issuer-url says so (a TLS proxy in front).
+  const rootUrl = options.issuerUrl !== undefined ? normalizeIssuerUrl(options.issuerUrl) : `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`;
+  root.place(rootUrl, `${SESSION_COOKIE_PREFIX}${port}`, tls !== undefined);
+  for (const [name, s] of named) s.place(`${rootUrl}/${name}`, `${SESSION_COOKIE_PREFIX}${port}_${name}`, tls !== undefined);
+  const all = [root, ...named.values()];
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
   setImmediate(() => {
-    preload()
-      .then(() => state.keys())
-      .catch(() => undefined);
+    for (const s of all) s.warmUp();
   });
-  const sweep = setInterval(() => state.store.sweep(), SWEEP_INTERVAL_MS);
+  const sweep = setInterval(() => {
+    for (const s of all) s.state.store.sweep();
+  }, SWEEP_INTERVAL_MS);
   sweep.unref();
 
   let closing: Promise<void> | undefined;
+  const describe = (s: IssuerSetup): MockIssuer => ({ issuer: s.state.issuer, authUrl: s.state.issuer, baseUrl: s.state.baseUrl, config: s.state.config });
   return {
-    issuer: state.issuer,
-    authUrl: state.issuer,
-    baseUrl: state.baseUrl,
+    issuer: root.state.issuer,
+    authUrl: root.state.issuer,
+    baseUrl: root.state.baseUrl,
     port,
     config,
     ...(tls?.madeCa !== undefined ? { ca: tls.madeCa } : {}),
-    close: () =>
+    issuers: new Map([...named].map(([name, s]) => [name, describe(s)])),
+    // The library methods act on the root issuer; a named one is steered over HTTP at {root}/{name}/_mock/.
+    issueToken: (input) => control.issueToken(root.state, input),
+    enqueue: (item) => control.enqueue(root.state, item),
+    requests: () => control.requests(root.state),
+    clearRequests: () => control.clearRequests(root.state),
+    clock: { advance: (seconds) => control.advanceClock(root.state, seconds), set: (epochSeconds) => control.setClock(root.state, epochSeconds), now: () => root.state.now() / 1000 },
+    rotateKeys: () => control.rotateKeys(root.state),
+    addUser: (input) => control.addUser(root.state, input),
+    addClient: (input) => control.addClient(root.state, input),
+    reset: () => control.reset(root.state),
+    close: (closeOptions = {}) =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);
-        const stopSigning = keys ? keys.then((k) => k.close()).catch(() => undefined) : Promise.resolve();
-        server.close(() => void stopSigning.then(() => resolve()));
-        server.closeAllConnections();
+        const graceMs = closeOptions.graceMs ?? 0;
+        // A keep-alive connection whose last request is answered is idle: closed as soon as it is.
+        const idle = graceMs > 0 ? setInterval(() => server.closeIdleConnections(), 20) : undefined;
+        const cut = graceMs > 0 ? setTimeout(() => server.closeAllConnections(), graceMs) : undefined;
+        server.close(() => {
+          clearInterval(idle);
+          clearTimeout(cut);
+          void Promise.all(all.map((s) => s.stopSigning())).then(() => resolve());
+        });
+        if (graceMs > 0) server.closeIdleConnections();
+        else server.closeAllConnections();
       })),
   };
+}
+
+interface IssuerSetup {
+  state: MockState;
+  listener: ReturnType<typeof createRequestListener>['listener'];
+  /** Sets the issuer URL and the session cookie's name once the port is known; `mtls` when the server speaks TLS itself. */
+  place(issuer: string, sessionCookie: string, mtls: boolean): void;
+  warmUp(): void;
+  stopSigning(): Promise<void>;
+}
+
+/** One issuer's state (configuration, stores, keys) and request listener. */
+function issuerState(config: MockConfig, options: MockServerOptions, host: string, name?: string): IssuerSetup {
+  const clock = new MockClock(options.now);
+  const now = () => clock.now();
+  let keys: Promise<KeyRing> | undefined;
+  const state: MockState = {
+    config,
+    issuer: '',
+    baseUrl: '',
+    secureCookies: false,
+    sessionCookie: '',
+    consent: options.consent !== false,
+    ...(options.autoLogin !== undefined && config.users.has(options.autoLogin) ? { autoLogin: options.autoLogin } : {}),
+    now,
+    clock,
+    store: new MockStore(now, options.limits),
+    // jose and the key generation stay off the start-up path; the first token waits for them.
+    keys: () => (keys ??= import('./core/key-ring.js').then((m) => m.KeyRing.create(config.signingAlg, now))),
+    queue: new MockQueue(),
+    requests: new RequestLog(),
+    endpoints: routeEndpoints(),
+    admin: adminMode(host, options.admin),
+  };
+  const log = options.log;
+  const prefixed = name === undefined || !log ? log : (entry: MockLogEntry) => log({ ...entry, path: `/${name}${entry.path}` });
+  const { listener, preload } = createRequestListener(state, prefixed);
+  return {
+    state,
+    listener,
+    place(issuer, sessionCookie, mtls) {
+      state.issuer = issuer;
+      state.mtls = mtls;
+      state.baseUrl = `${issuer}/api`;
+      state.secureCookies = issuer.startsWith('https:');
+      state.sessionCookie = sessionCookie;
+    },
+    warmUp: () =>
+      void preload()
+        .then(() => state.keys())
+        .catch(() => undefined),
+    stopSigning: () => (keys ? keys.then((k) => k.close()).catch(() => undefined) : Promise.resolve()),
+  };
+}
+
+/** The configuration with `signing_alg` filled in where it names none (each named issuer inherits the top level's). */
+function withDefaultSigningAlg(input: MockConfigInput, alg: SigningAlg): MockConfigInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const top = input.signing_alg ?? alg;
+  const issuers = input.issuers;
+  const filled: MockConfigInput = { ...input, signing_alg: top };
+  if (typeof issuers === 'object' && issuers !== null && !Array.isArray(issuers)) {
+    filled.issuers = Object.fromEntries(Object.entries(issuers).map(([name, sub]) => [name, typeof sub === 'object' && sub !== null && !Array.isArray(sub) ? { signing_alg: top, ...sub } : sub]));
+  }
+  return filled;
 }
 
 /** Reads a configuration file: JSON, or JSONC (comments and trailing commas allowed). */
 export async function loadMockConfig(file: string): Promise<MockConfigInput> {
   let text: string;
+  let parsed: unknown;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
@@ -150,18 +297,23 @@ export async function loadMockConfig(file: string): Promise<MockConfigInput> {
     throw new MockConfigError([`${file}: cannot read the file${code ? ` (${code})` : ''}`]);
   }
   try {
-    return JSON.parse(stripJsonComments(text)) as MockConfigInput;
+    parsed = JSON.parse(stripJsonComments(text.replace(/^\uFEFF/, ''))) as unknown;
   } catch (err) {
     throw new MockConfigError([`${file}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`]);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new MockConfigError([`${file}: must hold a JSON object ({"clients": [...], ...}), not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`]);
+  }
+  return parsed as MockConfigInput;
 }
 
 /** One readable log line: `GET /authorize 302 client=photo-cli code issued`. */
 export function formatLogEntry(entry: MockLogEntry): string {
-  let line = `${entry.time} ${entry.method} ${entry.path} ${entry.status}`;
-  if (entry.client_id !== undefined) line += ` client=${entry.client_id}`;
-  line += ` ${entry.outcome}`;
-  if (entry.error !== undefined) line += ` error=${entry.error}`;
-  if (entry.error_description !== undefined) line += ` (${entry.error_description})`;
+  const e = escapeLogValue;
+  let line = `${entry.time} ${e(entry.method)} ${e(entry.path)} ${entry.status}`;
+  if (entry.client_id !== undefined) line += ` client=${e(entry.client_id)}`;
+  line += ` ${e(entry.outcome)}`;
+  if (entry.error !== undefined) line += ` error=${e(entry.error)}`;
+  if (entry.error_description !== undefined) line += ` (${e(entry.error_description)})`;
   return `${line} ${entry.duration_ms}ms`;
 }

@@ -1,6 +1,4 @@
-import type { JWTPayload } from 'jose';
-import { decodeJwt } from 'jose/jwt/decode';
-import { decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose/decode/protected_header';
+import type { JWTPayload, ProtectedHeaderParameters } from 'jose';
 
 export interface DecodedJwt {
   header: ProtectedHeaderParameters;
@@ -10,11 +8,24 @@ export interface DecodedJwt {
 /** Numeric-date claims (RFC 7519 section 4.1, OpenID Connect Core section 2). */
 export const TIME_CLAIMS: ReadonlySet<string> = new Set(['exp', 'iat', 'nbf', 'auth_time', 'updated_at']);
 
-/** Header and claims of a JWS compact serialization (no signature check), or undefined when it is not a JWT. */
+/**
+ * Header and claims of a JWS compact serialization (no signature check), or undefined when it is not a
+ * JWT: three dot-separated parts, the first two base64url-encoded JSON objects (RFC 7519 section 7.2).
+ * Done here rather than with jose, so that the commands that only show a token never load it.
+ */
 export function decodeJwtUnverified(token: string): DecodedJwt | undefined {
-  if (token.split('.').length !== 3) return undefined;
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const header = decodeJsonPart(parts[0]!);
+  const claims = decodeJsonPart(parts[1]!);
+  return header && claims ? { header: header as ProtectedHeaderParameters, claims: claims as JWTPayload } : undefined;
+}
+
+function decodeJsonPart(part: string): Record<string, unknown> | undefined {
+  if (part === '' || !/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
   try {
-    return { header: decodeProtectedHeader(token), claims: decodeJwt(token) };
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { decodeJwtUnverified, describeClaims, formatRelative } from '../oauth/jwt.js';
 import type { TokenResponse } from '../oauth/token-request.js';
 import { redactParams } from './redact.js';
+import { escapeTerminal } from './escape.js';
 import type { IO } from './io.js';
 import { printJson, type Renderer } from './render.js';
 
@@ -20,7 +21,7 @@ export function narrateTokenResponse(renderer: Renderer, tokens: TokenResponse, 
     if (typeof token !== 'string') continue;
     const jwt = decodeJwtUnverified(token);
     if (!jwt) continue;
-    renderer.info(renderer.paint.bold(`${name} is a JWT (signature not verified here):`));
+    renderer.info(`${name} is a JWT (signature not verified here):`, 'bold');
     renderer.info(`  header: ${JSON.stringify(jwt.header)}`);
     for (const line of describeClaims(jwt.claims, now)) renderer.info(`  ${line}`);
   }
@@ -36,6 +37,6 @@ export function printTokenResponse(io: IO, tokens: TokenResponse, json: boolean 
     return;
   }
   for (const [name, value] of Object.entries(tokens)) {
-    io.stdout.write(`${name}=${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+    io.stdout.write(`${escapeTerminal(`${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)}\n`);
   }
 }

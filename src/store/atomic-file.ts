@@ -70,10 +70,47 @@ export async function readFileIfExists(path: string): Promise<string | undefined
   }
 }
 
+/** A path that exists but cannot be what the caller reads: a directory, a FIFO, a device, or too large. */
+export class NotAReadableFileError extends Error {
+  override readonly name = 'NotAReadableFileError';
+  constructor(
+    readonly path: string,
+    readonly what: string,
+  ) {
+    super(`${path} is ${what}`);
+  }
+}
+
+/**
+ * Like readFileIfExists, for a file that must be a regular one of at most `maxBytes`: opened without
+ * blocking (a FIFO planted there never hangs the run), checked with fstat before anything is read.
+ */
+export async function readRegularFileIfExists(path: string, maxBytes: number): Promise<string | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'EISDIR') throw new NotAReadableFileError(path, 'a directory, not a file');
+    throw err;
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new NotAReadableFileError(path, 'a directory, not a file');
+    if (stat.isFIFO()) throw new NotAReadableFileError(path, 'a FIFO (named pipe), not a file');
+    if (!stat.isFile()) throw new NotAReadableFileError(path, 'not a regular file');
+    if (stat.size > maxBytes) throw new NotAReadableFileError(path, `${stat.size} bytes, more than the ${maxBytes} such a file can hold`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface LockOptions {
   /** How long to keep trying before giving up, default 10 s. */
   timeoutMs?: number;
-  /** A lock older than this is taken to belong to a crashed run, default 30 s. */
+  /** A lock that names no process (empty or garbled) and is older than this is taken over, default 30 s. */
   staleMs?: number;
 }
 
@@ -86,8 +123,10 @@ export class LockTimeoutError extends Error {
 
 /**
  * Runs `fn` while holding `<path>.lock`, a file created with O_EXCL so that only one process holds it.
- * Used around read-modify-write (a profile edit, a token refresh). A lock whose owner has exited,
- * or which is older than `staleMs`, is removed and taken over.
+ * Used around read-modify-write (a profile edit, a token refresh). A lock is taken over only when its
+ * owner has exited (its pid is recorded in it), never from a live holder however long it takes: a slow
+ * refresh keeps its lock, so the same refresh token is never sent twice. A lock that names no process
+ * is taken over once older than `staleMs`.
  */
 export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const lockPath = `${path}.lock`;
@@ -125,7 +164,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   }
 }
 
-/** The content of the lock when it is stale (its owner exited, or it is too old), else undefined. */
+/** The content of the lock when it is stale (its owner exited, or it names none and is old), else undefined. */
 async function staleLockContent(lockPath: string, staleMs: number): Promise<string | undefined> {
   let text: string;
   let mtimeMs: number;
@@ -136,10 +175,9 @@ async function staleLockContent(lockPath: string, staleMs: number): Promise<stri
     // Gone already: not stale, just retry.
     return undefined;
   }
-  if (Date.now() - mtimeMs > staleMs) return text;
   const pid = Number(text.split(' ')[0]);
-  // An empty lock is one being written right now; give its owner time.
-  if (text === '' || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  // An empty lock is one being written right now; give its owner time, unless it has stayed so.
+  if (text === '' || !Number.isSafeInteger(pid) || pid <= 0) return Date.now() - mtimeMs > staleMs ? text : undefined;
   return processExists(pid) ? undefined : text;
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { FlowError, UsageError } from '../errors.js';
-import { readFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
+import { NotAReadableFileError, readRegularFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
 import { tokenCacheDir, type Env } from './paths.js';
 
 /**
@@ -73,8 +73,18 @@ export async function readCachedTokens(cache: TokenCache, key: TokenCacheKey): P
   return readEntry(cacheFilePath(cache, key));
 }
 
+/** No cached login comes near this; anything larger is not one. */
+const MAX_ENTRY_BYTES = 1024 * 1024;
+
 async function readEntry(path: string): Promise<CachedTokens | undefined> {
-  const text = await readFileIfExists(path);
+  await checkCacheDir(dirname(path));
+  let text: string | undefined;
+  try {
+    text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES);
+  } catch (err) {
+    if (err instanceof NotAReadableFileError) throw new UsageError(`the token cache entry ${err.message}`, `remove it (rm -r ${JSON.stringify(path)}) and log in again`);
+    throw err;
+  }
   if (text === undefined) return undefined;
   let entry: unknown;
   try {
@@ -170,7 +180,28 @@ export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response
 }
 
 async function writeEntry(path: string, entry: CachedTokens): Promise<void> {
+  await checkCacheDir(dirname(path));
   await writeFileAtomic(path, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
+}
+
+/**
+ * Tokens in a directory others can write to are not ours to trust or keep: they could replace an
+ * entry (a planted refresh token) or its lock. Refused, with the fix. A missing directory is fine.
+ */
+async function checkCacheDir(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  let mode: number;
+  try {
+    mode = (await fs.stat(dir)).mode;
+  } catch {
+    return;
+  }
+  if ((mode & 0o022) !== 0) {
+    throw new UsageError(
+      `the tokens directory ${dir} is writable by others (mode ${(mode & 0o777).toString(8)}), so its tokens cannot be trusted`,
+      `make it private: chmod 700 ${JSON.stringify(dir)}`,
+    );
+  }
 }
 
 /** Forgets a login. True when there was something to forget. */

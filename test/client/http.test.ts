@@ -3,7 +3,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createHttpClient, redactBody, type HttpClient } from '../../src/client/http.js';
+import { createHttpClient, MAX_RESPONSE_BYTES, redactBody, type HttpClient } from '../../src/client/http.js';
 import { FlowError } from '../../src/errors.js';
 import { createRenderer } from '../../src/output/render.js';
 import type { IO } from '../../src/output/io.js';
@@ -137,6 +137,30 @@ describe('createHttpClient', () => {
   it('gives up after the timeout with one line saying so', async () => {
     const { url } = await serve(() => undefined);
     await expect(client({ env: {}, timeoutMs: 300 }).request(`${url}/slow`)).rejects.toThrow(/timed out after 0 s|timed out/);
+  });
+
+  it('one deadline for the whole request: a body trickled byte by byte is cut off, directly and through a proxy', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      timers.push(setInterval(() => res.write(' '), 50));
+    });
+    cleanup.push(async () => timers.forEach(clearInterval));
+    const proxy = await startProxy();
+    for (const env of [{}, { HTTP_PROXY: proxy.url }]) {
+      await expect(client({ env, timeoutMs: 400 }).request(`${url}/trickle`)).rejects.toThrow(/timed out after 400 ms \(the whole request, connect to last byte\)/);
+    }
+    expect(proxy.seen.length).toBe(1);
+  });
+
+  it('cuts off a response larger than the limit, directly and through a proxy', async () => {
+    const big = Buffer.alloc(MAX_RESPONSE_BYTES + 1, 'x');
+    const { url } = await serve((_req, res) => res.end(big));
+    const proxy = await startProxy();
+    for (const env of [{}, { HTTP_PROXY: proxy.url }]) {
+      await expect(client({ env }).request(`${url}/big`)).rejects.toThrow(/response larger than \d+ bytes/);
+    }
   });
 
   it('explains a refused connection', async () => {

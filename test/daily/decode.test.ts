@@ -14,7 +14,7 @@ let jwksUrl: string;
 let signOwn: (claims: Record<string, unknown>) => Promise<string>;
 
 beforeAll(async () => {
-  mock = await createMockServer(undefined, { autoLogin: 'alice' });
+  mock = await createMockServer({ signing_alg: 'RS256' }, { autoLogin: 'alice' });
   tokens = await tokensFromMock(mock);
   // A second key set of our own, for tokens with chosen claims (expired, not yet valid, wrong aud).
   const { privateKey, publicKey } = await generateKeyPair('ES256');

@@ -194,7 +194,7 @@ describe('discovery and JWKS', () => {
   });
 
   it('access tokens verify against /jwks', async () => {
-    const server = await startDefaultMock(undefined, { autoLogin: 'alice' });
+    const server = await startDefaultMock({ signing_alg: 'RS256' }, { autoLogin: 'alice' });
     const tokens = await pkceTokens(server);
     const jwks = (await (await fetch(`${server.issuer}/jwks`)).json()) as JSONWebKeySet;
     expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });

@@ -13,7 +13,7 @@ describe('oauthctl serve-mock (in-process)', () => {
     const done = runServeMock({ port: 0 }, io, stop.signal);
     while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
     expect(io.out()).toMatch(/alice \/ wonderland/);
-    expect(io.out()).toMatch(/photo-web \(secret photo-web-secret, client_secret_basic\)/);
+    expect(io.out()).toMatch(/photo-web \(secret photo-web-secret, client_secret_basic or client_secret_post\)/);
     expect(io.out()).toMatch(/photo-cli \(public, no secret, PKCE required\)/);
     const issuer = /issuer, auth_url\s+(\S+)/.exec(io.out())![1]!;
     await fetch(`${issuer}/authorize?client_id=photo-cli`);

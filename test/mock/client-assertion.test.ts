@@ -71,6 +71,20 @@ describe('private_key_jwt (RFC 7523 section 2.2)', () => {
     expect(String(again.body.error_description)).toMatch(/already used/);
   });
 
+  it('when the jti store is full of live assertions, refuses a new one with 503 rather than forgetting one', async () => {
+    const key = await newKey();
+    const server = await startMock(
+      { clients: [modernClient('photo-jwt', { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.publicJwk as never] } })] },
+      { limits: { clientAssertions: 1 } },
+    );
+    const first = await signedJwt(assertionClaims('photo-jwt', server.issuer), key.privateKey);
+    expect((await tokenCall(server, first)).body.error).toBe('invalid_grant');
+    const full = await tokenCall(server, await signedJwt(assertionClaims('photo-jwt', server.issuer), key.privateKey));
+    expect(full.status).toBe(503);
+    expect(full.body.error).toBe('temporarily_unavailable');
+    expect(String((await tokenCall(server, first)).body.error_description)).toMatch(/already used/);
+  });
+
   it('refuses a wrong client_assertion_type, a client_id other than sub, and a second method', async () => {
     const { key, server } = await setup();
     const make = () => signedJwt(assertionClaims('photo-jwt', server.issuer), key.privateKey);

@@ -34,6 +34,9 @@ describe('mock configuration: keys, PAR, DPoP, JAR, resources', () => {
     [{ dpop_nonce: 'on' }, 'dpop_nonce: must be true or false'],
     [{ require_pushed_authorization_requests: 'yes' }, 'require_pushed_authorization_requests: must be true or false'],
     [{ tls_client_auth_ca: 5 }, 'tls_client_auth_ca: must be a PEM certificate or the path of a PEM file'],
+    // TLS belongs to the one server: a named issuer has no CA of its own.
+    [{ issuers: { tenant: { tls_client_auth_ca: 'ca.pem' } } }, 'issuers.tenant.tls_client_auth_ca: unknown field'],
+    [{ issuers: { tenant: { dpop_nonce: 'on' } } }, 'issuers.tenant.dpop_nonce: must be true or false'],
   ])('%j -> %s', (input, expected) => {
     const errors = errorsOf(input);
     expect(
@@ -69,6 +72,11 @@ describe('mock configuration: keys, PAR, DPoP, JAR, resources', () => {
       requireSignedRequestObject: true,
       requirePkce: false,
     });
+  });
+
+  it('a named issuer takes resources, PAR and DPoP settings of its own', () => {
+    const result = validateMockConfig({ issuers: { tenant: { resources: ['https://prints.example/api'], dpop_nonce: true, require_pushed_authorization_requests: true } } });
+    expect(result.ok && result.config.issuers.get('tenant')).toMatchObject({ resources: ['https://prints.example/api'], dpopNonce: true, requirePushedAuthorizationRequests: true });
   });
 
   it('fixtures/mock/modern.jsonc is valid', async () => {

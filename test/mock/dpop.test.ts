@@ -206,6 +206,20 @@ describe('DPoP at the protected API and userinfo (RFC 9449 section 7)', () => {
     expect(again.headers.get('www-authenticate')).toMatch(/invalid_dpop_proof/);
   });
 
+  it('when the jti store is full of live proofs, refuses a new proof with 503 rather than forgetting one', async () => {
+    const server = await start(undefined, { limits: { dpopProofs: 2 } });
+    const key = await newKey();
+    const { access_token } = await dpopTokens(server, key);
+    const proof = () => dpopProof(key, { htm: 'GET', htu: `${server.baseUrl}/photos`, accessToken: access_token });
+    const first = await proof();
+    expect((await api(server, { Authorization: `DPoP ${access_token}`, DPoP: first })).status).toBe(200);
+    const full = await api(server, { Authorization: `DPoP ${access_token}`, DPoP: await proof() });
+    expect(full.status).toBe(503);
+    expect(full.headers.get('retry-after')).toBe('1');
+    // The proofs seen are still remembered: a replay stays a replay.
+    expect((await api(server, { Authorization: `DPoP ${access_token}`, DPoP: first })).status).toBe(401);
+  });
+
   it('refuses a Bearer token presented as DPoP', async () => {
     const server = await start();
     const form = await codeForm(server);

@@ -16,7 +16,7 @@ export async function startMock(config?: MockConfigInput, options: MockServerOpt
 
 export const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 
-export function authorizeUrl(server: MockServer, params: Record<string, string | undefined>): string {
+export function authorizeUrl(server: Pick<MockServer, 'authUrl'>, params: Record<string, string | undefined>): string {
   const url = new URL(`${server.authUrl}/authorize`);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
   return url.href;
@@ -43,7 +43,7 @@ export async function getRedirect(url: string, init: RequestInit = {}): Promise<
 }
 
 /** With an auto-login server: the code of a successful authorization request. */
-export async function getCode(server: MockServer, params: Record<string, string | undefined>): Promise<string> {
+export async function getCode(server: Pick<MockServer, 'authUrl'>, params: Record<string, string | undefined>): Promise<string> {
   const { status, location } = await getRedirect(authorizeUrl(server, params));
   const code = location?.searchParams.get('code');
   if (status !== 302 || !code) throw new Error(`no code: ${status} ${location?.href}`);
@@ -101,4 +101,15 @@ export function formFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of html.matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) out[m[1]!] = m[2]!;
   return out;
+}
+
+/** A request to the admin API: JSON in and out. */
+export async function adminRequest(server: MockServer, path: string, body?: unknown, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${server.authUrl}/_mock/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...init,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

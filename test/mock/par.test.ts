@@ -128,3 +128,25 @@ describe('require_pushed_authorization_requests', () => {
     expect(plain.location?.searchParams.get('error')).toBe('invalid_request');
   });
 });
+
+describe('the pushed-request store (bounded, as the other stores)', () => {
+  it('when full refuses a new push with 503 and Retry-After, and keeps what it holds usable', async () => {
+    const server = await startMock(undefined, { autoLogin: 'alice', limits: { pushedRequests: 2 } });
+    const held = [String((await push(server)).body.request_uri), String((await push(server)).body.request_uri)];
+    const third = await push(server);
+    expect(third.status).toBe(503);
+    expect(third.body.error).toBe('temporarily_unavailable');
+    expect(third.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    for (const uri of held) expect((await getRedirect(authorizeUrl(server, { client_id: 'photo-web', request_uri: uri }))).status).toBe(302);
+  });
+
+  it("the admin API's reset forgets pushed requests (and makes room)", async () => {
+    const server = await startMock(undefined, { autoLogin: 'alice', limits: { pushedRequests: 1 } });
+    const uri = String((await push(server)).body.request_uri);
+    expect((await push(server)).status).toBe(503);
+    server.reset();
+    const after = await getRedirect(authorizeUrl(server, { client_id: 'photo-web', request_uri: uri }));
+    expect(after.status).toBe(400);
+    expect((await push(server)).status).toBe(201);
+  });
+});

@@ -14,8 +14,11 @@ describe('the batched signing thread', () => {
   for (const alg of ['ES256', 'RS256'] as const) {
     it(`signs a burst of ${alg} inputs, each with its own valid signature, in order`, async () => {
       const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const signer = createJwsSigner(alg, privateKey);
+      const signer = createJwsSigner(alg, privateKey, 1);
       try {
+        // The first signature starts the thread (and is made on the pool meanwhile).
+        expect(check(await signer.sign('Zmlyc3Q.aW5wdXQ'), 'Zmlyc3Q.aW5wdXQ', publicKey, alg)).toBe(true);
+        await new Promise((r) => setTimeout(r, 200));
         const inputs = Array.from({ length: 20 }, (_, i) => `aGVhZGVy.cGF5bG9hZC0${i}`);
         const tokens = await Promise.all(inputs.map((input) => signer.sign(input)));
         tokens.forEach((jws, i) => expect(check(jws, inputs[i]!, publicKey, alg)).toBe(true));
@@ -27,9 +30,18 @@ describe('the batched signing thread', () => {
     });
   }
 
+  it('signs on the pool before the thread starts: a few signatures start no thread', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const signer = createJwsSigner('ES256', privateKey, 1000);
+    const inputs = Array.from({ length: 5 }, (_, i) => `cG9vbA.${i}`);
+    const tokens = await Promise.all(inputs.map((input) => signer.sign(input)));
+    tokens.forEach((jws, i) => expect(check(jws, inputs[i]!, publicKey, 'ES256')).toBe(true));
+    await signer.close();
+  });
+
   it('still signs (on the thread pool) once the thread is stopped', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const signer = createJwsSigner('ES256', privateKey);
+    const signer = createJwsSigner('ES256', privateKey, 1);
     await signer.close();
     expect(check(await signer.sign('YWZ0ZXI.Y2xvc2U'), 'YWZ0ZXI.Y2xvc2U', publicKey, 'ES256')).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiringMap } from '../../src/mock/core/store.js';
+import { ExpiringMap, StoreFullError } from '../../src/mock/core/store.js';
 
 describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () => {
   it('drops expired entries on read and on sweep', () => {
@@ -13,11 +13,37 @@ describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () 
     expect(map.size).toBe(10);
   });
 
-  it('never holds more than its limit: the oldest entry goes first', () => {
-    const map = new ExpiringMap<{ expiresAt: number }>(3, () => 0);
-    for (const k of ['a', 'b', 'c', 'd']) map.set(k, { expiresAt: 10 });
+  it('at its limit refuses the new entry (503, Retry-After) and keeps every old one', () => {
+    const map = new ExpiringMap<{ expiresAt: number }>(3, () => 0, 'codes');
+    for (const k of ['a', 'b', 'c']) map.set(k, { expiresAt: 10_000 + (k === 'b' ? 5000 : 0) });
+    let refused: unknown;
+    try {
+      map.set('d', { expiresAt: 20_000 });
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(StoreFullError);
+    expect(refused).toMatchObject({ status: 503, error: 'temporarily_unavailable', headers: { 'Retry-After': '10' } });
     expect(map.size).toBe(3);
-    expect(map.get('a')).toBeUndefined();
-    expect(map.get('d')).toBeDefined();
+    for (const k of ['a', 'b', 'c']) expect(map.get(k)).toBeDefined();
+    expect(map.get('d')).toBeUndefined();
+  });
+
+  it('at its limit sweeps what has expired (by its clock) before it refuses', () => {
+    let now = 0;
+    const map = new ExpiringMap<{ expiresAt: number }>(2, () => now);
+    map.set('a', { expiresAt: 100 });
+    map.set('b', { expiresAt: 5000 });
+    now = 200;
+    map.set('c', { expiresAt: 5000 });
+    expect([map.get('a'), map.get('b'), map.get('c')].map(Boolean)).toEqual([false, true, true]);
+  });
+
+  it('keeps a reserve: a set that asks for one is refused while the reserve is all that is left', () => {
+    const map = new ExpiringMap<{ expiresAt: number }>(4, () => 0);
+    for (const k of ['a', 'b']) map.set(k, { expiresAt: 10 });
+    expect(() => map.set('c', { expiresAt: 10 }, 2)).toThrow(StoreFullError);
+    map.set('c', { expiresAt: 10 });
+    expect(map.size).toBe(3);
   });
 });

@@ -20,7 +20,8 @@ describe('POST /token: authorization_code with PKCE (public client)', () => {
     expect(res.body.refresh_token).toBeUndefined();
     expect(res.body.id_token).toBeUndefined();
     const token = String(res.body.access_token);
-    expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
+    // Library mode signs with ES256 unless the configuration names signing_alg.
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
     const claims = decodeJwt(token);
     expect(claims).toMatchObject({ iss: server.issuer, sub: 'alice', aud: server.baseUrl, client_id: 'photo-cli', scope: 'photo' });
     expect(claims.exp! - claims.iat!).toBe(3600);
@@ -129,8 +130,8 @@ describe('POST /token: client authentication (RFC 6749 section 2.3)', () => {
   it.each([
     ['a wrong secret (Basic)', {}, { authorization: basic('photo-web', 'wrong') }, /wrong client secret/],
     ['an unknown client (Basic)', {}, { authorization: basic('nobody', 'x') }, /not a registered client/],
-    ['the other method (post for a basic client)', { client_id: 'photo-web', client_secret: 'photo-web-secret' }, {}, /registered for client_secret_basic/],
-    ['no secret at all for a confidential client', { client_id: 'photo-web' }, {}, /registered for client_secret_basic, but the request used none/],
+    ['a wrong secret (post)', { client_id: 'photo-web', client_secret: 'wrong' }, {}, /wrong client secret/],
+    ['no secret at all for a confidential client', { client_id: 'photo-web' }, {}, /registered for client_secret_basic or client_secret_post, but the request used none/],
     ['no client at all', {}, {}, /no client authentication/],
     ['a malformed Basic header', {}, { authorization: 'Basic !!!' }, /not a valid Basic/],
     ['a Bearer header', {}, { authorization: 'Bearer abc' }, /not a valid Basic/],
@@ -236,7 +237,7 @@ describe('POST /token: refresh tokens', () => {
 
 describe('POST /token: ID tokens', () => {
   it('openid adds an ID token with nonce, at_hash and the claims the scopes release', async () => {
-    const server = await startMock(undefined, { autoLogin: 'alice' });
+    const server = await startMock({ signing_alg: 'RS256' }, { autoLogin: 'alice' });
     const pkce = createPkcePair();
     const code = await getCode(server, pkceRequest(pkce, { scope: 'openid email', nonce: 'n-0S6_WzA2Mj' }));
     const res = await postForm(`${server.authUrl}/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'photo-cli', code_verifier: pkce.codeVerifier });

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, promises as fs, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,9 +75,27 @@ describe('withFileLock', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('takes over a lock older than staleMs even when its pid is alive', async () => {
+  it('never takes a lock from a live holder, however old the lock (a slow refresh keeps it)', async () => {
     const path = join(dir, 'file');
-    writeFileSync(`${path}.lock`, `${process.pid} old\n`);
+    // Another live process holds the lock, which is far older than staleMs.
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(`${path}.lock`, `${holder.pid} holder\n`);
+      const old = new Date(Date.now() - 60_000);
+      await fs.utimes(`${path}.lock`, old, old);
+      await expect(withFileLock(path, async () => 'ran', { staleMs: 10, timeoutMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+      expect(await fs.readFile(`${path}.lock`, 'utf8')).toBe(`${holder.pid} holder\n`);
+    } finally {
+      holder.kill();
+      await new Promise((resolve) => holder.once('exit', resolve));
+    }
+    // Its holder gone, the lock is stale and taken over.
+    expect(await withFileLock(path, async () => 'ran', { staleMs: 10, timeoutMs: 2000 })).toBe('ran');
+  });
+
+  it('takes over an old lock that names no process', async () => {
+    const path = join(dir, 'file');
+    writeFileSync(`${path}.lock`, '');
     const old = new Date(Date.now() - 60_000);
     await fs.utimes(`${path}.lock`, old, old);
     expect(await withFileLock(path, async () => 'ran', { staleMs: 30_000 })).toBe('ran');

@@ -26,6 +26,7 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   if (!clientId) return { kind: 'page', message: 'the request has no client_id parameter' };
   const client = config.clients.get(clientId);
   if (!client) return { kind: 'page', message: `client_id ${q(clientId)} is not a registered client`, clientId };
+  if (!client.grantTypes.has('authorization_code')) return { kind: 'page', message: `client ${q(clientId)} is not registered for the authorization_code grant (unauthorized_client)`, clientId };
   const redirectUri = values.get('redirect_uri');
   if (!redirectUri) return { kind: 'page', message: 'the request has no redirect_uri parameter (this server requires it)', clientId };
   if (!matchRedirectUri(client.redirectUris, redirectUri)) {

@@ -4,6 +4,7 @@ import { ASYMMETRIC_ALGS, HMAC_ALGS } from './config-security.js';
 import type { MockClient } from './config.js';
 import { q, type Exchange } from './http.js';
 import { securityOf } from './security-store.js';
+import { StoreFullError } from './store.js';
 
 /** RFC 7523 section 2.2. */
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -43,8 +44,8 @@ export async function authenticateByAssertion(ex: Exchange, values: Map<string, 
   if (claims.iss !== clientId) return refuse('the client assertion must have iss = sub = the client_id (RFC 7523 section 3)');
   const client = ex.state.config.clients.get(clientId);
   if (!client) return refuse(`client_id ${q(clientId)} is not a registered client`);
-  const method = client.tokenEndpointAuthMethod;
-  if (method !== 'private_key_jwt' && method !== 'client_secret_jwt') return refuse(`client ${clientId} is registered for ${method}, but the request used a client assertion`);
+  const method = client.tokenEndpointAuthMethods.find((m) => m === 'private_key_jwt' || m === 'client_secret_jwt');
+  if (method === undefined) return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethods.join(' or ')}, but the request used a client assertion`);
   const algorithms = method === 'private_key_jwt' ? ASYMMETRIC_ALGS : HMAC_ALGS;
   const { issuer } = ex.state;
   const now = Math.floor(ex.state.now() / 1000);
@@ -67,6 +68,7 @@ export async function authenticateByAssertion(ex: Exchange, values: Map<string, 
   if (typeof jti !== 'string' || jti === '') return refuse('the client assertion has no jti (RFC 7523 section 3)');
   const seen = securityOf(ex.state.store, ex.state.now).clientAssertions.use(`${clientId} ${jti}`, exp * 1000);
   if (seen === 'replayed') return refuse('the client assertion was already used (its jti was seen before, RFC 7523 section 3)');
-  if (seen === 'busy') return { ok: false, status: 400, error: 'temporarily_unavailable', description: 'too many live client assertions to remember; try again shortly' };
+  // Full of live jtis: refused (503) rather than forgetting one that could then be replayed.
+  if (seen === 'busy') throw new StoreFullError('live client assertions', 1);
   return { ok: true, client };
 }

@@ -12,9 +12,10 @@ const DUMMY_SECRET = 'no such client: compare anyway';
  * client_secret_basic (section 2.3.1: id and secret form-urlencoded inside Basic), client_secret_post,
  * private_key_jwt and client_secret_jwt (RFC 7523, client-assertion.ts), tls_client_auth and
  * self_signed_tls_client_auth (RFC 8705, mtls.ts: client_id in the body, the certificate on the
- * connection), or none for public clients. A client must use the one method it is registered with,
- * and only one. On failure the error response is sent (401 invalid_client, RFC 6749 section 5.2) and
- * undefined returned.
+ * connection), or none for public clients. A client with a secret and no token_endpoint_auth_method
+ * accepts both secret methods, as Keycloak and Entra ID do; one that names a method accepts only that
+ * one. A request uses one method only.
+ * On failure the error response is sent (401 invalid_client, RFC 6749 section 5.2) and undefined returned.
  */
 export async function authenticateClient(ex: Exchange, values: Map<string, string>): Promise<MockClient | undefined> {
   const header = ex.req.headers.authorization;
@@ -51,13 +52,13 @@ export async function authenticateClient(ex: Exchange, values: Map<string, strin
   // Compared whether or not the client exists, so that the time taken does not tell (none: nothing to compare).
   const secretOk = method !== 'none' && constantTimeEqual(secret ?? '', client?.clientSecret ?? DUMMY_SECRET);
   if (!client) return refuse(`client_id ${q(clientId)} is not a registered client`);
-  const registered = client.tokenEndpointAuthMethod;
-  if (method === 'none' && (registered === 'tls_client_auth' || registered === 'self_signed_tls_client_auth')) {
+  const methods = client.tokenEndpointAuthMethods;
+  if (method === 'none' && (methods.includes('tls_client_auth') || methods.includes('self_signed_tls_client_auth'))) {
     const problem = await tlsClientAuthProblem(ex, client);
     return problem === undefined ? client : refuse(problem);
   }
-  if (client.tokenEndpointAuthMethod !== method) {
-    return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, but the request used ${method}`);
+  if (!methods.includes(method)) {
+    return refuse(`client ${clientId} is registered for ${methods.join(' or ')}, but the request used ${method}`);
   }
   if (method !== 'none' && !secretOk) return refuse(`wrong client secret for client ${clientId}`);
   return client;

@@ -52,8 +52,8 @@ type Fail = (field: string, message: string) => void;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
-/** The client's key fields and flags; `method` is its token_endpoint_auth_method, `secret` whether it has a client_secret. */
-export function validateSecurityClient(c: Obj, method: string, secret: boolean, bad: Fail): SecurityClientFields {
+/** The client's key fields and flags; `methods` are the authentication methods it may use, `secret` whether it has a client_secret. */
+export function validateSecurityClient(c: Obj, methods: readonly string[], secret: boolean, bad: Fail): SecurityClientFields {
   const fields: SecurityClientFields = { requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, requireSignedRequestObject: false };
   if (c.jwks !== undefined) {
     const jwks = jwksProblem(c.jwks);
@@ -83,12 +83,15 @@ export function validateSecurityClient(c: Obj, method: string, secret: boolean, 
     else fields[prop] = c[key];
   }
   const hasKeys = fields.jwks !== undefined || fields.jwksUri !== undefined;
-  if (method === 'private_key_jwt' && !hasKeys) bad('token_endpoint_auth_method', 'is "private_key_jwt" but the client has neither jwks nor jwks_uri (RFC 7523 section 2.2)');
-  if (method === 'self_signed_tls_client_auth' && !hasKeys) bad('token_endpoint_auth_method', 'is "self_signed_tls_client_auth" but the client has neither jwks nor jwks_uri (RFC 8705 section 2.2)');
-  if (method === 'tls_client_auth' && fields.tlsClientAuthSubjectDn === undefined)
+  const uses = (method: string) => methods.includes(method);
+  if (uses('private_key_jwt') && !hasKeys) bad('token_endpoint_auth_method', 'is "private_key_jwt" but the client has neither jwks nor jwks_uri (RFC 7523 section 2.2)');
+  if (uses('self_signed_tls_client_auth') && !hasKeys) bad('token_endpoint_auth_method', 'is "self_signed_tls_client_auth" but the client has neither jwks nor jwks_uri (RFC 8705 section 2.2)');
+  if (uses('tls_client_auth') && fields.tlsClientAuthSubjectDn === undefined)
     bad('token_endpoint_auth_method', 'is "tls_client_auth" but the client has no tls_client_auth_subject_dn (RFC 8705 section 2.1.2)');
-  if ((KEY_AUTH_METHODS as readonly string[]).includes(method) && secret) bad('client_secret', `a ${method} client authenticates with a key, not a secret; drop client_secret`);
-  if ((SECRET_AUTH_METHODS as readonly string[]).includes(method) && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
+  for (const method of methods) {
+    if ((KEY_AUTH_METHODS as readonly string[]).includes(method) && secret) bad('client_secret', `a ${method} client authenticates with a key, not a secret; drop client_secret`);
+    if ((SECRET_AUTH_METHODS as readonly string[]).includes(method) && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
+  }
   if (fields.requireSignedRequestObject && !hasKeys && !secret) bad('require_signed_request_object', 'the client has no jwks, jwks_uri or client_secret to verify its request objects with');
   return fields;
 }

@@ -24,7 +24,8 @@ export interface MockClientInput {
   client_id: string;
   client_secret?: string | null;
   client_name?: string;
-  redirect_uris: string[];
+  /** Required with the authorization_code grant. */
+  redirect_uris?: string[];
   scopes?: string[];
   require_pkce?: boolean;
   allow_plain_pkce?: boolean;
@@ -36,6 +37,8 @@ export interface MockClientInput {
   require_pushed_authorization_requests?: boolean;
   dpop_bound_access_tokens?: boolean;
   require_signed_request_object?: boolean;
+  /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
+  grant_types?: GrantType[];
 }
 export interface MockUserInput {
   username: string;
@@ -62,7 +65,10 @@ export interface MockConfigInput {
   resources?: string[];
   require_pushed_authorization_requests?: boolean;
   dpop_nonce?: boolean;
+  /** The one server's TLS: top level only, not in a named issuer. */
   tls_client_auth_ca?: string;
+  /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
+  issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
 }
 
@@ -76,7 +82,11 @@ export interface MockClient extends SecurityClientFields {
   requirePkce: boolean;
   allowPlainPkce: boolean;
   consent: boolean;
+  /** The registered method: the one named in the configuration, else client_secret_basic or none. */
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** What the token endpoint accepts: the named method only, else both secret methods for a client with a secret. */
+  tokenEndpointAuthMethods: readonly TokenEndpointAuthMethod[];
+  grantTypes: ReadonlySet<GrantType>;
 }
 export interface MockUser {
   username: string;
@@ -103,7 +113,16 @@ export interface MockConfig extends SecurityConfig {
   lifetimes: MockLifetimes;
   signingAlg: SigningAlg;
   accessTokenFormat: AccessTokenFormat;
+  /** Named issuers at `{root}/{name}` (config `issuers`), in the order given. */
+  issuers: ReadonlyMap<string, MockConfig>;
 }
+
+/** Grant types a client may be registered for (RFC 7591 section 2). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+/** An issuer name: one path segment. */
+const ISSUER_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,62}$/;
 
 export const LOOPBACK_REDIRECT_URIS = ['http://127.0.0.1/callback', 'http://localhost/callback', 'http://[::1]/callback'];
 
@@ -120,6 +139,12 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
   clients: [
     { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS },
     { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS },
+    {
+      client_id: 'photo-service',
+      client_secret: 'photo-service-secret',
+      client_name: 'Photo Service',
+      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+    },
   ],
   users: [
     {
@@ -131,7 +156,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 };
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
-const MAX_LIFETIME = 10 * 365 * 86_400;
+export const MAX_LIFETIME = 10 * 365 * 86_400;
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS, ...KEY_AUTH_METHODS, 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
@@ -153,12 +178,26 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isComment = (key: string) => key.startsWith('//') || key === '$schema';
 
 /** Checks a configuration and fills in defaults. Every error names the field it is about. */
-export function validateMockConfig(input: unknown = {}): MockConfigResult {
+export function validateMockConfig(input: unknown = {}, nested = false): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', ...SECURITY_TOP_KEYS], '', fail);
+  // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
+  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, 'issuers'];
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', ...topKeys], '', fail);
   const security = validateSecurityTop(input, fail);
+
+  const issuers = new Map<string, MockConfig>();
+  if (input.issuers !== undefined && !nested) {
+    if (!isObj(input.issuers)) fail('issuers', 'must be an object: issuer name -> its configuration (clients, users, ...)');
+    else
+      for (const [name, sub] of Object.entries(input.issuers)) {
+        if (!ISSUER_NAME.test(name)) fail(`issuers.${name}`, 'the name must be one path segment: letters, digits, . _ ~ - (at most 63)');
+        const result = validateMockConfig(sub, true);
+        if (!result.ok) for (const e of result.errors) errors.push(`issuers.${name}.${e.replace(/^\(top level\): /, '')}`);
+        else issuers.set(name, result.config);
+      }
+  }
 
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
@@ -214,7 +253,7 @@ export function validateMockConfig(input: unknown = {}): MockConfigResult {
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...security } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, issuers, ...security } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -224,11 +263,11 @@ export function resolveMockConfig(input?: unknown): MockConfig {
   return result.config;
 }
 
-function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
+export function validateClient(c: unknown, field: string, scopes: Map<string, MockScope>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
   if (!isObj(c)) return fail(field, 'must be an object');
   unknownKeys(
     c,
-    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', ...SECURITY_CLIENT_KEYS],
+    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', 'grant_types', ...SECURITY_CLIENT_KEYS],
     field,
     fail,
   );
@@ -252,11 +291,25 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
       if (method === 'none' && secret) bad('token_endpoint_auth_method', 'is "none" but the client has a client_secret; drop one of them');
     }
   }
-  const security = validateSecurityClient(c, method, secret !== undefined, bad);
+  // What the token endpoint accepts: the named method only, else both secret methods for a client with a secret.
+  const methods: TokenEndpointAuthMethod[] = c.token_endpoint_auth_method === undefined && secret ? ['client_secret_basic', 'client_secret_post'] : [method];
+  const security = validateSecurityClient(c, methods, secret !== undefined, bad);
+  const grantTypes = new Set<GrantType>(DEFAULT_GRANT_TYPES);
+  if (c.grant_types !== undefined) {
+    grantTypes.clear();
+    if (!Array.isArray(c.grant_types) || c.grant_types.length === 0) bad('grant_types', `must be a non-empty array of grant types (${GRANT_TYPES.join(', ')})`);
+    else
+      c.grant_types.forEach((g, j) => {
+        if (!GRANT_TYPES.includes(g as GrantType)) bad(`grant_types[${j}]`, `must be one of ${GRANT_TYPES.join(', ')}`);
+        else grantTypes.add(g as GrantType);
+      });
+  }
   const redirectUris: string[] = [];
-  if (!Array.isArray(c.redirect_uris) || c.redirect_uris.length === 0) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
+  // A client that never redirects (client credentials, token exchange) needs no redirect URI.
+  const uris = c.redirect_uris === undefined && !grantTypes.has('authorization_code') ? [] : c.redirect_uris;
+  if (!Array.isArray(uris) || (uris.length === 0 && grantTypes.has('authorization_code'))) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
   else
-    c.redirect_uris.forEach((u, j) => {
+    uris.forEach((u, j) => {
       const problem = redirectUriProblem(u);
       if (problem) bad(`redirect_uris[${j}]`, problem);
       else redirectUris.push(u as string);
@@ -284,11 +337,13 @@ function validateClient(c: unknown, field: string, scopes: Map<string, MockScope
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
     tokenEndpointAuthMethod: method,
+    tokenEndpointAuthMethods: methods,
+    grantTypes,
     ...security,
   });
 }
 
-function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
+export function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
   if (!isObj(u)) return fail(field, 'must be an object');
   unknownKeys(u, ['username', 'password', 'claims'], field, fail);
   let ok = true;
@@ -320,6 +375,8 @@ export function redirectUriProblem(value: unknown): string | undefined {
   }
   if (url.hash || value.includes('#')) return 'must not contain a fragment (RFC 6749 section 3.1.2)';
   if (url.protocol === 'javascript:' || url.protocol === 'data:') return `must not use the ${url.protocol} scheme`;
+  // It goes out in a Location header as written: ASCII only (RFC 9110 section 5.5).
+  if (/[^\x21-\x7e]/.test(value)) return 'must be printable ASCII without spaces, as it is sent in a Location header: write an IDN host in its xn-- form and percent-encode the rest';
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, 
 import { DPOP_ALGS } from './config-security.js';
 import type { Exchange } from './http.js';
 import { securityOf } from './security-store.js';
+import { StoreFullError } from './store.js';
 
 /** How far a proof's iat may be from the server's clock, either way (RFC 9449 section 11.1). */
 export const DPOP_IAT_WINDOW_SECONDS = 60;
@@ -65,7 +66,8 @@ export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): P
   }
   const seen = securityOf(ex.state.store, ex.state.now).dpopProofs.use(payload.jti, (iat + DPOP_IAT_WINDOW_SECONDS + 1) * 1000);
   if (seen === 'replayed') return invalid('the DPoP proof was already used (its jti was seen before, RFC 9449 section 11.1)');
-  if (seen === 'busy') return invalid('too many live DPoP proofs to remember; try again shortly');
+  // Full of live jtis: refused (503) rather than forgetting one that could then be replayed.
+  if (seen === 'busy') throw new StoreFullError('live DPoP proofs', 1);
   return { ok: true, jkt: await calculateJwkThumbprint(jwk as JWK, 'sha256') };
 }
 

@@ -1,6 +1,10 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { MockClock } from './clock.js';
 import type { MockConfig } from './config.js';
-import type { SigningKeys } from './keys.js';
+import { HttpError } from './http-error.js';
+import type { KeyRing } from './key-ring.js';
+import type { MockQueue } from './queue.js';
+import type { RequestLog } from './request-log.js';
 import type { MockStore } from './store.js';
 
 /** Everything a handler needs: the configuration, the store, the keys, the clock. */
@@ -21,8 +25,21 @@ export interface MockState {
   /** The server speaks TLS itself (--tls): mutual-TLS client authentication and certificate-bound tokens (RFC 8705). */
   mtls?: boolean;
   now(): number;
+  /** The clock behind now(), steered by the admin API (POST /_mock/clock). */
+  clock: MockClock;
   store: MockStore;
-  keys(): Promise<SigningKeys>;
+  keys(): Promise<KeyRing>;
+  /** What the admin API queued: faults per endpoint, claims and broken tokens for the next tokens. */
+  queue: MockQueue;
+  /** The endpoint names a fault may be queued for (`token`, `api`, ...): from the router's table. */
+  endpoints: ReadonlySet<string>;
+  /** The last requests, for GET /_mock/requests and the flows page. */
+  requests: RequestLog;
+  /**
+   * Whether the admin API (/_mock/) answers: `loopback` only to a request whose Host is a loopback
+   * name (no DNS rebinding), `any` to every request (--admin), `off` not at all.
+   */
+  admin: 'off' | 'loopback' | 'any';
 }
 
 /** What the request log line says about a request, filled in by the handler. */
@@ -31,6 +48,10 @@ export interface LogFields {
   outcome?: string;
   error?: string;
   errorDescription?: string;
+  /** The id of the authorization request this request continues (RequestLog, the flows page). */
+  flow?: number;
+  /** The admin API's queued fault that answered or delayed this request. */
+  fault?: string;
 }
 
 export interface Exchange {
@@ -42,6 +63,8 @@ export interface Exchange {
   query: string;
   state: MockState;
   log: LogFields;
+  /** The request's id in the request log (an authorization request's id is its flow's). */
+  id: number;
 }
 
 /** The stylesheet of the pages (here so that the router need not load the page templates). */
@@ -49,15 +72,10 @@ export const STYLESHEET_PATH = '/assets/mock.css';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    readonly description: string,
-  ) {
-    super(description);
-  }
-}
+export { HttpError } from './http-error.js';
+
+/** The body each request's handler read, kept for the request log. */
+export const readBodies = new WeakMap<IncomingMessage, string>();
 
 /** Reads a request body up to `limit` bytes; past it, 413 (the rest is not read). */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
@@ -74,7 +92,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
         reject(new HttpError(413, 'invalid_request', `the request body is larger than ${limit} bytes`));
       } else chunks.push(chunk);
     });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      readBodies.set(req, text);
+      resolve(text);
+    });
     req.on('error', reject);
   });
 }

@@ -1,5 +1,5 @@
-import { createHash, KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createHash, generateKeyPair, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { SigningAlg } from './config.js';
 import { base64urlJson } from './jwt.js';
 import { createJwsSigner } from './signer.js';
@@ -7,7 +7,7 @@ import { createJwsSigner } from './signer.js';
 /**
  * The mock's signing key, generated once at start-up and kept as a key object, so that no request
  * generates or imports a key. Loaded lazily (jose and key generation stay off the start-up path).
- * jose generates the key, publishes the JWK and verifies tokens; the hot path signs with node:crypto
+ * node:crypto generates the key and exports the JWK, jose verifies tokens; the hot path signs with node:crypto
  * on the cached key (a third of the CPU of a WebCrypto signature per token) in one signing thread fed
  * in batches (signer.ts), so the event loop serves other requests meanwhile. Interleaved A/B with
  * bench/mock.bench.mjs on 2 cores: signing on libuv's pool beat signing on the event loop (+13% flows/s
@@ -29,13 +29,21 @@ export interface SigningKeys {
   close(): Promise<void>;
 }
 
+/**
+ * A fresh key pair: P-256 made at once (well under a millisecond), RSA 2048 on libuv's pool (a
+ * hundred milliseconds or more, which must not stall the event loop).
+ */
+function newKeyPair(alg: SigningAlg): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
+  if (alg === 'ES256') return Promise.resolve(generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+  return new Promise((resolve, reject) => generateKeyPair('rsa', { modulusLength: 2048 }, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKey, privateKey }))));
+}
+
 export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-  const jwk = await exportJWK(publicKey);
+  const { privateKey, publicKey } = await newKeyPair(alg);
+  const jwk = publicKey.export({ format: 'jwk' }) as JWK;
   const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
   const publicJwk: JWK = { ...jwk, kid, alg, use: 'sig' };
-  const key = KeyObject.from(privateKey);
-  const signer = createJwsSigner(alg, key);
+  const signer = createJwsSigner(alg, privateKey);
   const encodedHeaders = new Map(['at+jwt', 'JWT'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
   // RFC 7515 section 7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
   const signJwt = (claims: JWTPayload, typ: string) => signer.sign(`${encodedHeaders.get(typ)}.${base64urlJson(claims)}`);

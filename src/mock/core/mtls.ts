@@ -26,9 +26,9 @@ export function certificateThumbprint(certificate: X509Certificate): string {
  */
 export async function tlsClientAuthProblem(ex: Exchange, client: MockClient): Promise<string | undefined> {
   const peer = peerCertificate(ex);
-  if (!peer) return `client ${client.clientId} uses ${client.tokenEndpointAuthMethod} but sent no client certificate over TLS (RFC 8705 section 2)`;
+  if (!peer) return `client ${client.clientId} uses ${client.tokenEndpointAuthMethods.join(' or ')} but sent no client certificate over TLS (RFC 8705 section 2)`;
   const { certificate, chainVerified } = peer;
-  if (client.tokenEndpointAuthMethod === 'tls_client_auth') {
+  if (client.tokenEndpointAuthMethods.includes('tls_client_auth')) {
     if (!chainVerified) return 'the client certificate is not signed by a CA this server trusts (the mock CA of --tls, or tls_client_auth_ca)';
     if (!sameDistinguishedName(certificate.subject, client.tlsClientAuthSubjectDn ?? '')) {
       return `the client certificate's subject does not match the client's tls_client_auth_subject_dn (RFC 8705 section 2.1.2)`;

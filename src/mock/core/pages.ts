@@ -62,7 +62,7 @@ export function loginPage(p: LoginPageInput): string {
   return `<h1>Sign in</h1>
 <p><strong>${escapeHtml(p.clientName)}</strong> wants to access your account.</p>
 ${p.error ? `<p id="login-error" class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
-<form method="post" action="/login">
+<form method="post" action="login">
 <input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">
 <label for="username">Account name</label>
@@ -90,7 +90,7 @@ export function consentPage(p: ConsentPageInput): string {
 ${items}
 </ul>
 <p class="muted">Signed in as ${escapeHtml(p.username)}.</p>
-<form method="post" action="/consent">
+<form method="post" action="consent">
 <input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">
 <div class="actions">
@@ -124,4 +124,17 @@ button.secondary{color:var(--accent);background:transparent}
 .footer{font-size:.85rem}
 .scopes{padding-left:1.2rem}
 .scope{font-family:ui-monospace,monospace;font-weight:600;margin-right:.4rem}
+body.wide{display:block;padding:1.5rem}
+.wide main{max-width:80rem;margin:0 auto}
+.flow{margin:1.5rem 0;padding:1rem 1.25rem;background:var(--card);border-radius:12px;box-shadow:0 2px 12px rgb(0 0 0/.12)}
+.flow h2{margin:0;font-size:1.2rem}
+.flow h3{font-size:1rem;margin:1rem 0 .25rem}
+.params{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:0}
+.params dt{font-family:ui-monospace,monospace;font-weight:600}
+.params dd{margin:0;overflow-wrap:anywhere;font-family:ui-monospace,monospace}
+table{width:100%;border-collapse:collapse;margin-top:.75rem;background:var(--card)}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid var(--muted)}
+.details{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:.9rem}
+a{color:var(--accent)}
 `;

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorDescription, hasResponded, HttpError, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
+import { errorDescription, hasResponded, HttpError, isFormBody, readBodies, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
+import { endpointName } from './queue.js';
+import { keptText } from './request-log.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
 
@@ -65,6 +67,7 @@ function routes(): Routes {
   const discovery = () => import('../endpoints/discovery.js');
   const interaction = () => import('../endpoints/interaction.js');
   const introspection = () => import('../endpoints/introspection.js');
+  const admin = () => import('../endpoints/admin/handlers.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
   return new Map<string, Partial<Record<string, LazyHandler>>>([
@@ -99,8 +102,32 @@ function routes(): Routes {
     ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
     ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
     [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
+    // The admin API (endpoints/admin/): control from a test, and the flows page.
+    ['/_mock', { GET: lazy(admin, (m) => m.handleFlowsRedirect) }],
+    ['/_mock/', { GET: lazy(admin, (m) => m.handleFlowsPage) }],
+    ['/_mock/tokens', { POST: lazy(admin, (m) => m.handleIssueToken) }],
+    ['/_mock/next', { POST: lazy(admin, (m) => m.handleEnqueue) }],
+    ['/_mock/requests', { GET: lazy(admin, (m) => m.handleRequests), DELETE: lazy(admin, (m) => m.handleClearRequests) }],
+    ['/_mock/clock', { GET: lazy(admin, (m) => m.handleClock), POST: lazy(admin, (m) => m.handleMoveClock) }],
+    ['/_mock/keys/rotate', { POST: lazy(admin, (m) => m.handleRotateKeys) }],
+    ['/_mock/users', { POST: lazy(admin, (m) => m.handleAddUser) }],
+    ['/_mock/clients', { POST: lazy(admin, (m) => m.handleAddClient) }],
+    ['/_mock/reset', { POST: lazy(admin, (m) => m.handleReset) }],
   ]);
 }
+
+/** The endpoint names a fault may be queued for: those of the routes (`authorize`, `token`, `api`, ...). */
+export function routeEndpoints(): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const path of routes().keys()) {
+    const name = endpointName(path);
+    if (name !== undefined) names.add(name);
+  }
+  return names;
+}
+
+/** The admin API's own requests stay out of the request log it shows. */
+const isAdminPath = (path: string) => path.startsWith('/_mock/') || path === '/_mock';
 
 /** Path and query of a request target: plain splitting when the path is a route, else WHATWG URL parsing. */
 function splitTarget(target: string, table: Routes): { path: string; query: string } | undefined {
@@ -127,18 +154,45 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
     for (const entry of table.values()) for (const h of Object.values(entry)) await h?.get();
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    const started = log ? performance.now() : 0;
+    const started = performance.now();
     const fields: LogFields = {};
+    const id = state.requests.newId();
     let path = '/';
+    let query = '';
     const done = () => {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const outcome = fields.outcome ?? (res.statusCode < 400 ? 'ok' : 'refused');
+      if (!isAdminPath(path)) {
+        const body = readBodies.get(req);
+        const form = body !== undefined && isFormBody(req);
+        state.requests.add({
+          id,
+          time: state.now(),
+          method: req.method ?? '?',
+          path,
+          endpoint: endpointName(path),
+          query: keptText(query),
+          form: form ? keptText(body) : undefined,
+          body: body !== undefined && !form ? keptText(body) : undefined,
+          headers: req.headers,
+          status: res.statusCode,
+          clientId: fields.clientId,
+          outcome,
+          error: fields.error,
+          errorDescription: fields.errorDescription,
+          durationMs,
+          flow: fields.flow,
+          fault: fields.fault,
+        });
+      }
       if (!log) return;
       const entry: MockLogEntry = {
         time: new Date().toISOString(),
         method: req.method ?? '?',
         path,
         status: res.statusCode,
-        outcome: fields.outcome ?? (res.statusCode < 400 ? 'ok' : 'refused'),
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        outcome,
+        duration_ms: durationMs,
       };
       if (fields.clientId !== undefined) entry.client_id = fields.clientId;
       if (fields.error !== undefined) entry.error = fields.error;
@@ -152,7 +206,8 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
       return done();
     }
     path = target.path;
-    const ex: Exchange = { req, res, path, query: target.query, state, log: fields };
+    query = target.query;
+    const ex: Exchange = { req, res, path, query, state, log: fields, id };
     const entry = table.get(path);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
     const lazyHandler = entry?.[method];
@@ -169,9 +224,13 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
       return done();
     }
     const handler = lazyHandler.handler;
+    const run = () => (handler ? handler(ex) : lazyHandler.get().then((h) => h(ex)));
+    // A fault the admin API queued for this endpoint comes first (one place for every endpoint).
+    const endpoint = state.queue.noFaults ? undefined : endpointName(path);
+    const fault = endpoint === undefined ? undefined : state.queue.takeFault(endpoint);
     let result: void | Promise<void>;
     try {
-      result = handler ? handler(ex) : lazyHandler.get().then((h) => h(ex));
+      result = fault ? import('./fault.js').then((m) => m.applyFault(ex, fault, endpoint!, run)) : run();
     } catch (err) {
       fail(ex, err);
       return done();
@@ -186,14 +245,22 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
   return { listener, preload };
 }
 
+/** nginx's status for a request whose client closed the connection first: logged only, nothing is sent. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 function fail(ex: Exchange, err: unknown): void {
   const { res } = ex;
+  if (!ex.req.complete && (ex.req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET')) {
+    ex.log.outcome = 'client disconnected before its request was complete';
+    if (!hasResponded(res)) res.statusCode = CLIENT_CLOSED_REQUEST;
+    return;
+  }
   const known = err instanceof HttpError;
   ex.log.error = known ? err.error : 'server_error';
   ex.log.errorDescription = err instanceof Error ? err.message : String(err);
   ex.log.outcome = 'failed';
   // A handler that failed after its response was made: that response stands.
   if (hasResponded(res)) return;
-  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close' });
+  if (known) sendJson(res, err.status, { error: err.error, error_description: errorDescription(err.description) }, { 'Cache-Control': 'no-store', Connection: 'close', ...err.headers });
   else sendJson(res, 500, { error: 'server_error', error_description: 'the mock hit an unexpected error; see its log' }, { 'Cache-Control': 'no-store' });
 }

@@ -16,9 +16,12 @@ export interface FetchedKeys {
   fetchedAt: number;
 }
 
-const LIMITS = { pushedRequests: 10_000, dpopProofs: 100_000, clientAssertions: 50_000, fetchedKeySets: 1_000 };
+const MAX_FETCHED_KEY_SETS = 1_000;
 
-/** What PAR, DPoP and the JWT client authentication remember, one per store (so a reset of the store forgets it too). */
+/**
+ * What PAR, DPoP and the JWT client authentication remember, one per store: the admin API's reset
+ * replaces the store (`emptied()`), so it forgets this too.
+ */
 export class SecurityStore {
   readonly pushedRequests: ExpiringMap<PushedRequestRecord>;
   /** jti of DPoP proofs (RFC 9449 section 11.1). */
@@ -30,14 +33,16 @@ export class SecurityStore {
   /** The key of the server's DPoP nonces (RFC 9449 section 8). */
   readonly nonceKey = randomBytes(32);
 
-  constructor(now: () => number) {
-    this.pushedRequests = new ExpiringMap(LIMITS.pushedRequests, now);
-    this.dpopProofs = new ReplayCache(LIMITS.dpopProofs, now);
-    this.clientAssertions = new ReplayCache(LIMITS.clientAssertions, now);
+  /** The bounds are the store's (library option `limits`). */
+  constructor(store: MockStore, now: () => number) {
+    // At the bound a new push is refused with 503 (StoreFullError); nothing pushed is dropped.
+    this.pushedRequests = new ExpiringMap(store.limit('pushedRequests'), now, 'pushed authorization requests');
+    this.dpopProofs = new ReplayCache(store.limit('dpopProofs'), now);
+    this.clientAssertions = new ReplayCache(store.limit('clientAssertions'), now);
   }
 
   rememberKeys(uri: string, keys: FetchedKeys): void {
-    if (this.fetchedKeys.size >= LIMITS.fetchedKeySets) this.fetchedKeys.delete(this.fetchedKeys.keys().next().value as string);
+    if (this.fetchedKeys.size >= MAX_FETCHED_KEY_SETS) this.fetchedKeys.delete(this.fetchedKeys.keys().next().value as string);
     this.fetchedKeys.set(uri, keys);
   }
 }
@@ -47,6 +52,6 @@ const stores = new WeakMap<MockStore, SecurityStore>();
 /** The security store of a mock's store, made on first use. */
 export function securityOf(store: MockStore, now: () => number): SecurityStore {
   let security = stores.get(store);
-  if (!security) stores.set(store, (security = new SecurityStore(now)));
+  if (!security) stores.set(store, (security = new SecurityStore(store, now)));
   return security;
 }

@@ -15,23 +15,31 @@ export interface Session {
 export function currentSession(ex: Exchange): Session | undefined {
   const id = parseCookies(ex.req.headers.cookie).get(ex.state.sessionCookie);
   if (!id) return undefined;
-  const record = ex.state.store.sessions.get(id);
+  const { store } = ex.state;
+  const record = store.sessions.get(id) ?? store.pendingSessions.get(id);
   return record ? { id, record } : undefined;
 }
 
 /**
  * A new session with a fresh id and CSRF token; replaces `previous` (a new id at login prevents
  * session fixation). The cookie is HttpOnly and SameSite=Lax, Secure under an https issuer.
+ * Anonymous sessions and signed-in ones are kept in separate bounded stores, so that a flood of
+ * anonymous requests cannot push out anyone's sign-in (it gets 503 once its store is full).
  */
-export function startSession(ex: Exchange, previous?: Session): Session {
-  if (previous) ex.state.store.sessions.delete(previous.id);
+export function startSession(ex: Exchange, previous?: Session, user?: { username: string; authTime: number }): Session {
+  const { store } = ex.state;
   const id = serverToken(256);
   const record: SessionRecord = {
     csrfToken: serverToken(256),
     consents: previous?.record.consents ?? new Map(),
     expiresAt: ex.state.now() + SESSION_SECONDS * 1000,
+    ...(user ? { username: user.username, authTime: user.authTime } : {}),
   };
-  ex.state.store.sessions.set(id, record);
+  (user ? store.sessions : store.pendingSessions).set(id, record);
+  if (previous) {
+    store.sessions.delete(previous.id);
+    store.pendingSessions.delete(previous.id);
+  }
   const secure = ex.state.secureCookies ? '; Secure' : '';
   ex.res.setHeader('Set-Cookie', `${ex.state.sessionCookie}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_SECONDS}${secure}`);
   return { id, record };

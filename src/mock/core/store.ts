@@ -1,15 +1,66 @@
 import type { CodeChallengeMethod } from '../../oauth/pkce.js';
+import { HttpError } from './http-error.js';
+
+/** How many entries each store of one issuer may hold (library option `limits`, for tests). */
+export interface StoreLimits {
+  codes: number;
+  accessTokens: number;
+  refreshTokens: number;
+  families: number;
+  /** Access tokens of a refresh-token family: jti -> family. */
+  familyAccessTokens: number;
+  /** Signed-in browser sessions. */
+  sessions: number;
+  /** Anonymous browser sessions (a login page shown, nobody signed in yet). */
+  pendingSessions: number;
+  interactions: number;
+  revoked: number;
+  /** Pushed authorization requests (RFC 9126), and the jti values of DPoP proofs and client assertions seen (security-store.ts). */
+  pushedRequests: number;
+  dpopProofs: number;
+  clientAssertions: number;
+}
+
+export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = {
+  codes: 200_000,
+  accessTokens: 200_000,
+  refreshTokens: 200_000,
+  families: 200_000,
+  familyAccessTokens: 400_000,
+  sessions: 10_000,
+  pendingSessions: 10_000,
+  interactions: 20_000,
+  revoked: 100_000,
+  pushedRequests: 10_000,
+  dpopProofs: 100_000,
+  clientAssertions: 50_000,
+};
+
+/** A full store: the request is refused (503 with Retry-After), nothing already stored is dropped. */
+export class StoreFullError extends HttpError {
+  constructor(what: string, retryAfterSeconds: number) {
+    super(503, 'temporarily_unavailable', `the mock holds as many ${what} as it may; try again in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** A full sweep of a full store runs at most this often (by the store's clock). */
+const FULL_SWEEP_EVERY_MS = 1000;
 
 /**
- * A map whose entries expire, bounded in size so that memory stays flat under load: past `max`
- * the oldest entry goes. Entries are kept in insertion order, which for one lifetime is also
- * expiry order, so a sweep stops at the first live entry.
+ * A map whose entries expire, bounded in size so that memory stays bounded under load. At the
+ * bound nothing is evicted: what it holds (used codes, revoked tokens, families) is security state
+ * until it expires, so expired entries are swept and, if the map is still full, the new entry is
+ * refused with a StoreFullError. Entries are kept in insertion order, which for one lifetime is also
+ * expiry order, so a routine sweep stops at the first run of live entries.
  */
 export class ExpiringMap<V extends { expiresAt: number }> {
   private readonly map = new Map<string, V>();
+  private nextFullSweep = 0;
+  private earliestExpiry = 0;
   constructor(
-    private readonly max: number,
+    readonly max: number,
     private readonly now: () => number,
+    private readonly what = 'entries',
   ) {}
 
   get size(): number {
@@ -27,13 +78,27 @@ export class ExpiringMap<V extends { expiresAt: number }> {
     return v;
   }
 
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    if (this.map.size >= this.max) {
-      const oldest = this.map.keys().next();
-      if (!oldest.done) this.map.delete(oldest.value);
-    }
+  /** Stores an entry; throws StoreFullError when fewer than `reserve` + 1 places are free after a sweep. */
+  set(key: string, value: V, reserve = 0): void {
+    if (!this.map.has(key)) this.ensureRoom(1 + reserve);
     this.map.set(key, value);
+  }
+
+  /** Throws StoreFullError unless `n` more entries fit (expired ones are swept first when needed). */
+  ensureRoom(n = 1): void {
+    if (this.map.size + n <= this.max) return;
+    const now = this.now();
+    if (now >= this.nextFullSweep) {
+      this.nextFullSweep = now + FULL_SWEEP_EVERY_MS;
+      this.earliestExpiry = Infinity;
+      for (const [key, v] of this.map) {
+        if (v.expiresAt <= now) this.map.delete(key);
+        else if (v.expiresAt < this.earliestExpiry) this.earliestExpiry = v.expiresAt;
+      }
+    }
+    if (this.map.size + n <= this.max) return;
+    const wait = Number.isFinite(this.earliestExpiry) ? Math.ceil((this.earliestExpiry - now) / 1000) : 1;
+    throw new StoreFullError(this.what, Math.max(1, wait));
   }
 
   delete(key: string): void {
@@ -69,6 +134,8 @@ export interface CodeRecord {
   /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
   resources?: string[];
   dpopJkt?: string;
+  /** The request-log id of the authorization request (the flows page links the code exchange to it). */
+  flow?: number;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
   redeemed?: { accessTokenJti: string; accessTokenExpiresAt: number; refreshFamily?: string };
 }
@@ -87,10 +154,19 @@ export interface RefreshTokenRecord {
   jkt?: string;
 }
 
+/**
+ * A refresh-token family (RFC 9700 section 4.14.2): its refresh tokens and access tokens point to it,
+ * so revoking it is one flag that reaches all of them, however many rotations there were. It lives as
+ * long as the last token issued in it.
+ */
 export interface FamilyRecord {
   revoked: boolean;
-  /** Access tokens issued in this family: revoked with it. */
-  accessTokens: Map<string, number>;
+  expiresAt: number;
+}
+
+/** An access token issued in a family. */
+export interface FamilyAccessTokenRecord {
+  family: string;
   expiresAt: number;
 }
 
@@ -122,6 +198,8 @@ export interface AuthorizationRequest {
   prompt: Set<string>;
   resources?: string[];
   dpopJkt?: string;
+  /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
+  flow?: number;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
@@ -149,7 +227,8 @@ export interface RevokedRecord {
   expiresAt: number;
 }
 
-const LIMITS = { codes: 10_000, accessTokens: 20_000, refreshTokens: 20_000, families: 20_000, sessions: 10_000, interactions: 10_000, revoked: 50_000 };
+/** Revocations asked for at /revoke leave this share of the revocation store to those a reused code or refresh token triggers. */
+const REVOKE_RESERVE = 0.1;
 
 export class MockStore {
   readonly codes: ExpiringMap<CodeRecord>;
@@ -157,31 +236,78 @@ export class MockStore {
   readonly accessTokens: ExpiringMap<OpaqueAccessTokenRecord>;
   readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
   readonly families: ExpiringMap<FamilyRecord>;
+  readonly familyAccessTokens: ExpiringMap<FamilyAccessTokenRecord>;
+  /** Signed-in sessions: anonymous requests cannot fill this store. */
   readonly sessions: ExpiringMap<SessionRecord>;
+  /** Anonymous sessions, bounded on their own. */
+  readonly pendingSessions: ExpiringMap<SessionRecord>;
   readonly interactions: ExpiringMap<InteractionRecord>;
   /** Revoked access-token jti values, kept until the token would have expired anyway. */
   readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
 
-  constructor(now: () => number) {
-    this.codes = new ExpiringMap(LIMITS.codes, now);
-    this.accessTokens = new ExpiringMap(LIMITS.accessTokens, now);
-    this.refreshTokens = new ExpiringMap(LIMITS.refreshTokens, now);
-    this.families = new ExpiringMap(LIMITS.families, now);
-    this.sessions = new ExpiringMap(LIMITS.sessions, now);
-    this.interactions = new ExpiringMap(LIMITS.interactions, now);
-    this.revokedAccessTokens = new ExpiringMap(LIMITS.revoked, now);
+  constructor(
+    private readonly now: () => number,
+    private readonly limits: Partial<StoreLimits> = {},
+  ) {
+    const l = { ...DEFAULT_STORE_LIMITS, ...limits };
+    this.codes = new ExpiringMap(l.codes, now, 'authorization codes');
+    this.accessTokens = new ExpiringMap(l.accessTokens, now, 'access tokens');
+    this.refreshTokens = new ExpiringMap(l.refreshTokens, now, 'refresh tokens');
+    this.families = new ExpiringMap(l.families, now, 'refresh token families');
+    this.familyAccessTokens = new ExpiringMap(l.familyAccessTokens, now, 'access tokens of refresh token families');
+    this.sessions = new ExpiringMap(l.sessions, now, 'signed-in sessions');
+    this.pendingSessions = new ExpiringMap(l.pendingSessions, now, 'sessions waiting for a login');
+    this.interactions = new ExpiringMap(l.interactions, now, 'pending sign-ins');
+    this.revokedAccessTokens = new ExpiringMap(l.revoked, now, 'revoked access tokens');
   }
 
+  /** The bound of one store, for the stores kept beside this one (security-store.ts). */
+  limit(name: keyof StoreLimits): number {
+    return this.limits[name] ?? DEFAULT_STORE_LIMITS[name];
+  }
+
+  /** RFC 7009: a client revokes an access token; refused (503) when only the reserve is left. */
   revokeAccessToken(jti: string, expiresAt: number): void {
+    this.revokedAccessTokens.set(jti, { expiresAt }, Math.floor(this.revokedAccessTokens.max * REVOKE_RESERVE));
+  }
+
+  /** A reused code revokes what its first use issued (RFC 6749 section 4.1.2): may use the reserve. */
+  revokeAfterReuse(jti: string, expiresAt: number): void {
     this.revokedAccessTokens.set(jti, { expiresAt });
   }
 
-  /** Revokes a refresh-token family and every access token issued in it. */
+  /** Revokes a refresh-token family: every refresh and access token issued in it. Needs no room. */
   revokeFamily(family: string): void {
     const record = this.families.get(family);
-    if (!record) return;
-    record.revoked = true;
-    for (const [jti, exp] of record.accessTokens) this.revokeAccessToken(jti, exp);
+    if (record) record.revoked = true;
+  }
+
+  /** Whether an access token was revoked, on its own or with its family. */
+  isAccessTokenRevoked(jti: string): boolean {
+    if (this.revokedAccessTokens.get(jti)) return true;
+    const inFamily = this.familyAccessTokens.get(jti);
+    return inFamily !== undefined && this.families.get(inFamily.family)?.revoked !== false;
+  }
+
+  /** Records an access token as issued in a family, which then lives at least as long as the token. */
+  addToFamily(family: string, record: FamilyRecord, jti: string, accessTokenExpiresAt: number): void {
+    this.familyAccessTokens.set(jti, { family, expiresAt: accessTokenExpiresAt });
+    if (record.expiresAt < accessTokenExpiresAt) record.expiresAt = accessTokenExpiresAt;
+  }
+
+  /** Throws StoreFullError unless one token response fits: an opaque access token, a refresh token of a family. */
+  ensureRoomForTokens(opaque: boolean, refresh: boolean): void {
+    if (opaque) this.accessTokens.ensureRoom();
+    if (refresh) {
+      this.refreshTokens.ensureRoom();
+      this.families.ensureRoom();
+      this.familyAccessTokens.ensureRoom();
+    }
+  }
+
+  /** An empty store with the same clock and bounds (the admin API's reset). */
+  emptied(): MockStore {
+    return new MockStore(this.now, this.limits);
   }
 
   sweep(): void {
@@ -189,7 +315,9 @@ export class MockStore {
     this.accessTokens.sweep();
     this.refreshTokens.sweep();
     this.families.sweep();
+    this.familyAccessTokens.sweep();
     this.sessions.sweep();
+    this.pendingSessions.sweep();
     this.interactions.sweep();
     this.revokedAccessTokens.sweep();
   }

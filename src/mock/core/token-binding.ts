@@ -29,7 +29,7 @@ export async function tokenRequestBinding(ex: Exchange, client: MockClient): Pro
   }
   const binding: TokenBinding = {};
   if (proof) binding.jkt = proof.jkt;
-  const peer = MTLS_METHODS.has(client.tokenEndpointAuthMethod) ? peerCertificate(ex) : undefined;
+  const peer = client.tokenEndpointAuthMethods.some((m) => MTLS_METHODS.has(m)) ? peerCertificate(ex) : undefined;
   if (peer) binding.x5t = certificateThumbprint(peer.certificate);
   return binding;
 }

@@ -35,7 +35,7 @@ export async function handleAuthorize(ex: Exchange): Promise<void> {
     redirectError(ex, check.redirectUri, check.state, check.error, check.description);
     return;
   }
-  continueAuthorization(ex, check.client, check.request, currentSession(ex), 302);
+  continueAuthorization(ex, check.client, { ...check.request, flow: ex.id }, currentSession(ex), 302);
 }
 
 /** Login, then consent, then the code: each step only when it is needed. */
@@ -115,6 +115,7 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
     ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
     ...(request.resources !== undefined ? { resources: request.resources } : {}),
     ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
+    ...(request.flow !== undefined ? { flow: request.flow } : {}),
     authTime,
     expiresAt: state.now() + state.config.lifetimes.code * 1000,
   });

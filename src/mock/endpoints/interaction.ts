@@ -37,6 +37,7 @@ function resume(ex: Exchange, values: Map<string, string>, csrf: boolean): Resum
   const interactionId = values.get('interaction') ?? '';
   const interaction = ex.state.store.interactions.get(interactionId);
   if (!interaction || interaction.sessionId !== session.id) return stop(ex, 400, 'This sign-in request has expired or belongs to another session.');
+  if (interaction.request.flow !== undefined) ex.log.flow = interaction.request.flow;
   const client = ex.state.config.clients.get(interaction.request.clientId);
   if (!client) return stop(ex, 400, 'The client of this request no longer exists.');
   ex.log.clientId = client.clientId;
@@ -65,15 +66,13 @@ export async function handleLogin(ex: Exchange): Promise<void> {
     return;
   }
   // A new session id at login (session fixation); the pending request moves with it.
-  const session = startSession(ex, r.session);
-  session.record.username = user.username;
-  session.record.authTime = ex.state.now();
+  const session = startSession(ex, r.session, { username: user.username, authTime: ex.state.now() });
   const request = { ...r.interaction.request, prompt: new Set([...r.interaction.request.prompt].filter((p) => p !== 'login')) };
   ex.state.store.interactions.delete(r.interactionId);
   if (needsConsent(ex, r.client, request, session)) {
     const id = newInteraction(ex, session, request);
     ex.log.outcome = 'signed in';
-    redirect(ex.res, `/consent?interaction=${encodeURIComponent(id)}`, 303);
+    redirect(ex.res, `consent?interaction=${encodeURIComponent(id)}`, 303);
     return;
   }
   continueAuthorization(ex, r.client, request, session, 303);

@@ -4,14 +4,13 @@ import { formatScope, parseScope } from '../../oauth/scope.js';
 import { issueAccessToken } from '../core/access-token.js';
 import { userClaims } from '../core/claims.js';
 import { authenticateClient } from '../core/client-auth.js';
-import type { MockClient } from '../core/config.js';
-import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange } from '../core/http.js';
+import type { GrantType, MockClient, MockUser } from '../core/config.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
 import { nonceHeader } from '../core/dpop.js';
+import type { NextToken } from '../core/queue.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
 import { confirmation, tokenRequestBinding, type TokenBinding } from '../core/token-binding.js';
-
-const MAX_TOKENS_PER_FAMILY = 1000;
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -42,11 +41,13 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!grantType) return sendOAuthError(ex, 400, 'invalid_request', 'grant_type is missing');
   const client = await authenticateClient(ex, values);
   if (!client) return;
+  const grant = GRANTS[grantType];
+  if (!grant) return sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${Object.keys(GRANTS).join(' or ')}`);
+  // RFC 6749 section 5.2: a grant type the client is not registered for (RFC 7591 grant_types).
+  if (!client.grantTypes.has(grantType as GrantType)) return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is not registered for grant_type ${grantType}`);
   const binding = await tokenRequestBinding(ex, client);
   if (!binding) return;
-  if (grantType === 'authorization_code') return exchangeCode(ex, client, values, binding);
-  if (grantType === 'refresh_token') return refresh(ex, client, values, binding);
-  sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use authorization_code or refresh_token`);
+  return grant(ex, client, values, binding);
 }
 
 async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
@@ -55,9 +56,10 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   if (!code) return sendOAuthError(ex, 400, 'invalid_request', 'code is missing');
   const record = store.codes.get(code);
   if (!record) return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code is unknown or expired');
+  if (record.flow !== undefined) ex.log.flow = record.flow;
   if (record.redeemed) {
     // RFC 6749 section 4.1.2: deny, and revoke what the first use issued.
-    store.revokeAccessToken(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
+    store.revokeAfterReuse(record.redeemed.accessTokenJti, record.redeemed.accessTokenExpiresAt);
     if (record.redeemed.refreshFamily) store.revokeFamily(record.redeemed.refreshFamily);
     store.codes.delete(code);
     return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization code was already used; the tokens issued for it are now revoked (RFC 6749 section 4.1.2)');
@@ -85,14 +87,19 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   const resources = tokenResources(values, record.resources, ex.state);
   if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
 
-  // Redeemed before the first await, so that a concurrent second use already sees it.
+  // Room first (a full store refuses with 503 and the code stays unused), then redeemed before the
+  // first await, so that a concurrent second use already sees it.
+  const offline = record.scopes.includes('offline_access');
+  store.ensureRoomForTokens(ex.state.config.accessTokenFormat === 'opaque', offline);
   const now = ex.state.now();
   const jti = newJti();
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
-  const family = record.scopes.includes('offline_access') ? serverToken(128) : undefined;
+  const family = offline ? serverToken(128) : undefined;
   record.redeemed = { accessTokenJti: jti, accessTokenExpiresAt: accessExp, ...(family ? { refreshFamily: family } : {}) };
   if (family) {
-    store.families.set(family, { revoked: false, accessTokens: new Map([[jti, accessExp]]), expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 });
+    const familyRecord = { revoked: false, expiresAt: now + ex.state.config.lifetimes.refreshToken * 1000 };
+    store.families.set(family, familyRecord);
+    store.addToFamily(family, familyRecord, jti, accessExp);
   }
   await sendTokens(ex, client, {
     username: record.username,
@@ -135,13 +142,13 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
   }
   const resources = tokenResources(values, record.resources, ex.state);
   if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
+  store.ensureRoomForTokens(ex.state.config.accessTokenFormat === 'opaque', true);
   record.rotated = true;
   const now = ex.state.now();
   const jti = newJti();
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
-  if (family.accessTokens.size >= MAX_TOKENS_PER_FAMILY) family.accessTokens.delete(family.accessTokens.keys().next().value as string);
-  family.accessTokens.set(jti, accessExp);
-  family.expiresAt = now + ex.state.config.lifetimes.refreshToken * 1000;
+  family.expiresAt = Math.max(family.expiresAt, now + ex.state.config.lifetimes.refreshToken * 1000);
+  store.addToFamily(record.family, family, jti, accessExp);
   await sendTokens(ex, client, {
     username: record.username,
     scopes,
@@ -155,7 +162,7 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
   });
 }
 
-interface Grant {
+export interface Grant {
   username: string;
   /** Scopes of the access token. */
   scopes: string[];
@@ -169,32 +176,52 @@ interface Grant {
   resources?: string[];
   grantedResources?: string[];
   binding?: TokenBinding;
+  /** The user, when it is not a configured one (tokens from the admin API for any subject). */
+  user?: MockUser;
+  /** The access token's lifetime in seconds, when not the configured one (tokens from the admin API). */
+  lifetime?: number;
 }
 
 /** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
 async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promise<void> {
-  const { state } = ex;
-  const user = state.config.users.get(grant.username);
-  if (!user) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
+  const body = await tokenResponse(ex.state, client, grant);
+  if (!body) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
+  ex.log.outcome = 'tokens issued';
+  const dpopNonce = grant.binding?.jkt !== undefined ? nonceHeader(ex) : {};
+  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...dpopNonce });
+}
+
+/**
+ * The token response's body for a grant, or undefined when its user no longer exists. What the admin
+ * API queued for the next tokens (`next`) goes into both the access token and the ID token.
+ */
+export async function tokenResponse(state: MockState, client: MockClient, grant: Grant, next: NextToken = state.queue.takeNextToken()): Promise<Record<string, unknown> | undefined> {
+  const user = grant.user ?? state.config.users.get(grant.username);
+  if (!user) return undefined;
   const now = state.now();
   const iat = Math.floor(now / 1000);
   const { lifetimes } = state.config;
+  const lifetime = grant.lifetime ?? lifetimes.accessToken;
   const scope = formatScope(grant.scopes);
-  const accessToken = await issueAccessToken(state, {
-    iss: state.issuer,
-    sub: user.sub,
-    aud: audienceOf(grant.resources ?? [], state),
-    client_id: client.clientId,
-    scope,
-    jti: grant.jti,
-    iat,
-    exp: iat + lifetimes.accessToken,
-    auth_time: Math.floor(grant.authTime / 1000),
-    ...confirmation(grant.binding),
-  });
+  const accessToken = await issueAccessToken(
+    state,
+    {
+      iss: state.issuer,
+      sub: user.sub,
+      aud: audienceOf(grant.resources ?? [], state),
+      client_id: client.clientId,
+      scope,
+      jti: grant.jti,
+      iat,
+      exp: iat + lifetime,
+      auth_time: Math.floor(grant.authTime / 1000),
+      ...confirmation(grant.binding),
+    },
+    next,
+  );
   const dpop = grant.binding?.jkt !== undefined;
   // RFC 9449 section 5: token_type DPoP for a DPoP-bound access token.
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: lifetimes.accessToken, scope };
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -206,7 +233,7 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
       expiresAt: now + lifetimes.refreshToken * 1000,
       rotated: false,
       ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
-      ...(dpop && client.tokenEndpointAuthMethod === 'none' ? { jkt: grant.binding!.jkt! } : {}),
+      ...(dpop && client.tokenEndpointAuthMethods.includes('none') ? { jkt: grant.binding!.jkt! } : {}),
     });
     body.refresh_token = refreshToken;
   }
@@ -224,8 +251,14 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
       at_hash: accessTokenHash(accessToken),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...userClaims(user, grant.scopes),
+      ...next.claims,
     });
   }
-  ex.log.outcome = 'tokens issued';
-  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...(dpop ? nonceHeader(ex) : {}) });
+  return body;
 }
+
+/** `binding`: the DPoP key and client certificate of the request (token-binding.ts). */
+type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding) => Promise<void>;
+
+/** The grant types the token endpoint serves, by grant_type. */
+const GRANTS: Partial<Record<string, GrantHandler>> = { authorization_code: exchangeCode, refresh_token: refresh };

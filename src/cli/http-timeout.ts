@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { DEFAULT_HTTP_TIMEOUT_SECONDS } from '../client/http-deadline.js';
+import { parseInteger } from './command.js';
+
+/** `--http-timeout SECONDS`, on every command that makes HTTP requests. */
+export interface HttpTimeoutOption {
+  httpTimeout?: number | undefined;
+}
+
+export function addHttpTimeoutOption(cmd: Command): Command {
+  return cmd.option('--http-timeout <SECONDS>', `the longest any one HTTP request may take, connect to last byte (default ${DEFAULT_HTTP_TIMEOUT_SECONDS})`, parseInteger('--http-timeout', 1, 3600));
+}
+
+/** The option in milliseconds for createHttpClient; undefined leaves the default. */
+export function httpTimeoutMs(options: HttpTimeoutOption): number | undefined {
+  return options.httpTimeout !== undefined ? options.httpTimeout * 1000 : undefined;
+}

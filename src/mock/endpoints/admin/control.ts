@@ -1,0 +1,117 @@
+import { parseScope, formatScope } from '../../../oauth/scope.js';
+import { validateClient, validateUser, type MockClient, type MockScope, type MockUser } from '../../core/config.js';
+import { SIGNATURE_KINDS } from '../../core/broken-token.js';
+import type { MockState } from '../../core/http.js';
+import { MAX_QUEUED } from '../../core/queue.js';
+import { describeRequest, type MockRequest } from '../../core/request-log.js';
+import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
+
+/**
+ * What the admin API does, once for HTTP (/_mock/, handlers.ts) and for library mode (the methods of
+ * the object createMockServer returns). Every operation works on one MockState, so that each issuer
+ * keeps its own. Bad input throws MockAdminError naming the field.
+ */
+
+/** Issues tokens without a flow: a token response, as the token endpoint would answer it. */
+export async function issueToken(state: MockState, input: IssueTokenInput): Promise<MockTokenResponse> {
+  const t = parseIssueToken(input);
+  const clientId = t.clientId ?? state.config.clients.keys().next().value!;
+  const client = state.config.clients.get(clientId);
+  if (!client) throw new MockAdminError('client_id', `no client ${JSON.stringify(clientId)} (clients: ${[...state.config.clients.keys()].join(', ')})`);
+  const scopes = t.scope === undefined ? [...client.scopes] : parseScope(t.scope);
+  const notAllowed = scopes.filter((s) => !client.scopes.has(s));
+  if (notAllowed.length > 0) throw new MockAdminError('scope', `client ${client.clientId} may not have scope ${notAllowed.join(' ')} (it may have: ${formatScope([...client.scopes])})`);
+  const known = [...state.config.users.values()].find((u) => u.sub === t.sub) ?? state.config.users.get(t.sub);
+  const user: MockUser = known ?? { username: t.sub, password: '', sub: t.sub, claims: {} };
+  const [{ tokenResponse }, { newJti }, { serverToken }] = await Promise.all([import('../token.js'), import('../../core/jwt.js'), import('../../core/random-pool.js')]);
+  const now = state.now();
+  const jti = newJti();
+  const lifetime = t.expiresIn ?? state.config.lifetimes.accessToken;
+  // A refresh token only for a configured user: refreshing looks the user up.
+  const family = known && scopes.includes('offline_access') ? serverToken(128) : undefined;
+  state.store.ensureRoomForTokens(state.config.accessTokenFormat === 'opaque', family !== undefined);
+  if (family) {
+    const familyRecord = { revoked: false, expiresAt: now + state.config.lifetimes.refreshToken * 1000 };
+    state.store.families.set(family, familyRecord);
+    state.store.addToFamily(family, familyRecord, jti, now + lifetime * 1000);
+  }
+  const next = state.queue.takeNextToken();
+  if (t.claims) next.claims = { ...next.claims, ...t.claims };
+  const body = await tokenResponse(state, client, { username: user.username, user, scopes, refreshScopes: scopes, authTime: now, jti, lifetime, ...(family ? { family } : {}) }, next);
+  return body as unknown as MockTokenResponse;
+}
+
+/** Queues claims for the next tokens, a fault for an endpoint, or a broken next access token. */
+export function enqueue(state: MockState, input: EnqueueInput): void {
+  const item = parseEnqueue(input, state.endpoints);
+  const { queue } = state;
+  const full = () => new MockAdminError('body', `at most ${MAX_QUEUED} items may wait in one queue; let them be used, or reset`);
+  if (item.kind === 'claims') {
+    if (!queue.hasRoom('claims')) throw full();
+    queue.addClaims(item.claims);
+  } else if (item.kind === 'token') {
+    if (state.config.accessTokenFormat === 'opaque' && SIGNATURE_KINDS.includes(item.token)) {
+      throw new MockAdminError('token', `${item.token} needs a signed access token, but this mock issues opaque ones (access_token_format); use expired, wrong-issuer or wrong-audience`);
+    }
+    if (!queue.hasRoom('token')) throw full();
+    queue.addBrokenToken(item.token);
+  } else {
+    if (!queue.hasRoom({ endpoint: item.endpoint })) throw full();
+    queue.addFault(item.endpoint, item.fault);
+  }
+}
+
+export function requests(state: MockState): MockRequest[] {
+  return state.requests.entries().map(describeRequest);
+}
+
+export function clearRequests(state: MockState): void {
+  state.requests.clear();
+}
+
+/** The mock's clock in epoch seconds, after moving it as asked ({"advance"} or {"set"}). */
+export function moveClock(state: MockState, input: unknown): number {
+  const move = parseClock(input);
+  if ('advance' in move) state.clock.advance(move.advance);
+  else state.clock.set(move.set);
+  return state.now() / 1000;
+}
+
+export function advanceClock(state: MockState, by: number): void {
+  state.clock.advance(seconds(by, 'advance', -Infinity, Infinity));
+}
+
+export function setClock(state: MockState, epochSeconds: number): void {
+  state.clock.set(seconds(epochSeconds, 'set', 0, Infinity));
+}
+
+/** A new signing key; the old one stays in the JWKS until the tokens it signed expire. Resolves to the new kid. */
+export async function rotateKeys(state: MockState): Promise<string> {
+  return (await state.keys()).rotate();
+}
+
+/** Adds a user, checked as the configuration file's users are. */
+export function addUser(state: MockState, input: unknown): MockUser {
+  const users = state.config.users as Map<string, MockUser>;
+  validateUser(input, '$', users, configFail);
+  return users.get((input as { username: string }).username)!;
+}
+
+/** Adds a client, checked as the configuration file's clients are. */
+export function addClient(state: MockState, input: unknown): MockClient {
+  const clients = state.config.clients as Map<string, MockClient>;
+  validateClient(input, '$', state.config.scopes as Map<string, MockScope>, clients, configFail);
+  return clients.get((input as { client_id: string }).client_id)!;
+}
+
+/** The configuration's checks report `$.field: problem`; the first becomes the error. */
+function configFail(field: string, message: string): never {
+  throw new MockAdminError(field.replace(/^\$\.?/, '') || 'body', message);
+}
+
+/** Forgets codes, tokens, sessions, PAR and replay state (a new store, security-store.ts), queued items and the request log (not users, clients, keys or the clock). */
+export function reset(state: MockState): void {
+  state.store = state.store.emptied();
+  state.queue.clear();
+  state.requests.clear();
+}
