@@ -150,3 +150,16 @@ describe('the pushed-request store (bounded, as the other stores)', () => {
     expect((await push(server)).status).toBe(201);
   });
 });
+
+describe('a queued authorize fault (admin API) and PAR', () => {
+  it('goes back to the redirect URI of the pushed request, with its state', async () => {
+    const server = await start();
+    const uri = String((await push(server)).body.request_uri);
+    server.enqueue({ endpoint: 'authorize', error: 'access_denied' });
+    const { status, location } = await getRedirect(authorizeUrl(server, { client_id: 'photo-web', request_uri: uri }));
+    expect(status).toBe(302);
+    expect(location?.origin + location!.pathname).toBe(REDIRECT_URI);
+    expect(location?.searchParams.get('error')).toBe('access_denied');
+    expect(location?.searchParams.get('state')).toBe('state-123');
+  });
+});
