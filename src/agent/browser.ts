@@ -81,6 +81,10 @@ export const systemBrowserUserAgent: UserAgent = async ({ authorizationUrl, io, 
     const { default: open } = await import('open');
     const child = await open(authorizationUrl);
     child.once('error', (err) => fallback(`cannot open a browser: ${err.message}`));
+    // xdg-open and its kin start, then fail (no display, no browser): only the exit status tells.
+    child.once('exit', (code) => {
+      if (code !== 0 && code !== null) fallback(`the system browser could not be started (${child.spawnfile} exited with status ${code})`);
+    });
     child.unref();
   } catch (err) {
     fallback(`cannot open a browser: ${err instanceof Error ? err.message : String(err)}`);

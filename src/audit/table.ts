@@ -32,6 +32,9 @@ export function formatAuditTable(report: AuditReport, color: boolean): string {
     lines.push(`${row[0].padEnd(idWidth)}  ${paint(p.status, row[1].padEnd(6))}  ${row[2].padEnd(rfcWidth)}  ${row[3]}`);
   });
   const s = report.summary;
-  lines.push('', `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warnings`) : '0 warnings'}, ${s.skip} skipped`);
+  lines.push(
+    '',
+    `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warning${s.warn === 1 ? '' : 's'}`) : '0 warnings'}, ${s.skip} skipped`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -74,7 +74,11 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
 /** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
 export async function cacheTokens({ config, tokens, renderer, io, profile }: AfterLoginInput): Promise<void> {
   const { openTokenCache, saveTokens, cacheFilePath } = await import('../store/token-cache.js');
-  const name = selectedProfileName(profile, io.env);
+  let name = selectedProfileName(profile, io.env);
+  if (name !== undefined && !(await profileNamesThisLogin(name, config, io))) {
+    renderer.info(`the flags name another server or client than profile ${name}: the tokens are cached for ${config.clientId} at that server, not under the profile`);
+    name = undefined;
+  }
   const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
   const cache = openTokenCache(io.env);
   try {
@@ -91,4 +95,15 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
     const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';
     renderer.warn(`could not cache the tokens: ${(err as Error).message}${hint}`);
   }
+}
+
+/** A profile caches only tokens of its own server and client, however the server is named (serverOf). */
+async function profileNamesThisLogin(name: string, config: FlowConfig, io: IO): Promise<boolean> {
+  const [{ loadSelectedProfile }, { serverOf }] = await Promise.all([import('../store/config-store.js'), import('../store/token-cache.js')]);
+  const selection = await loadSelectedProfile({ profile: name }, io.env).catch(() => undefined);
+  if (!selection) return true;
+  const p = selection.profile;
+  const profileServer = serverOf({ issuer: p.issuer ?? p.auth_url?.replace(/\/+$/, ''), tokenEndpoint: p.token_endpoint });
+  const sameServer = profileServer === undefined || profileServer === serverOf(config);
+  return sameServer && (p.client_id === undefined || p.client_id === config.clientId);
 }

@@ -178,10 +178,10 @@ Exit status: 1 when any probe fails, 0 otherwise (warnings and skips do not fail
 
 Examples:
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "photo offline_access" --username alice --password wonderland
-  $ OAUTHCTL_PASSWORD=... oauthctl audit --issuer https://id.staging.example.com --client-id ci-web --client-secret "$SECRET" --username ci-bot --junit audit.xml
-  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json
-  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md
-  $ oauthctl audit --issuer https://login.example.com --client-id ci-spa --username ci-bot --browser-driver chromium   # login pages that need JavaScript`,
+  $ OAUTHCTL_PASSWORD="$PW" oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret "$SECRET" --scope photo --username alice --junit audit.xml
+  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json
+  $ oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password "$PW" --browser-driver chromium   # login pages that need JavaScript
+  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));

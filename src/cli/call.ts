@@ -87,21 +87,24 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
   }
 }
 
-/** `Name: value` lines, as curl's -H takes them. */
-function parseHeaders(lines: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+/** `Name: value` lines, as curl's -H takes them: a name given twice sends both values. */
+function parseHeaders(lines: readonly string[]): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       throw new UsageError(`-H takes 'Name: value', got ${JSON.stringify(line)}`, "for example -H 'Accept: application/json'");
     }
-    out[name.toLowerCase()] = line.slice(colon + 1).trim();
+    const key = name.toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const previous = out[key];
+    out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   return out;
 }
 
-function hasHeader(headers: Record<string, string>, name: string): boolean {
+function hasHeader(headers: Record<string, string | string[]>, name: string): boolean {
   return Object.prototype.hasOwnProperty.call(headers, name);
 }
 
@@ -167,9 +170,9 @@ export function register(program: Command, io: IO): void {
       'after',
       `
 Examples:
-  $ oauthctl call https://api.example.com/me --token "$ACCESS_TOKEN"
-  $ oauthctl call https://api.example.com/me --profile work
-  $ oauthctl call https://api.example.com/photos -X POST -H 'Content-Type: application/json' -d '{"title":"x"}'`,
+  $ oauthctl call http://127.0.0.1:9000/api/me --token "$ACCESS_TOKEN"
+  $ oauthctl call http://127.0.0.1:9000/api/me --profile work
+  $ oauthctl call http://127.0.0.1:9000/userinfo --profile work -X POST -H 'Accept: application/json' -H 'X-Request-Id: 7'`,
     )
     .action(async (url: string, options: CallOptions, command: Command) => {
       setExitCode(command, await runCall(url, options, io));

@@ -3,16 +3,44 @@ import { UsageError } from '../errors.js';
 
 /** Options every command takes. */
 export interface CommonOptions {
+  quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
   showSecrets?: boolean;
 }
 
 export function addCommonOptions(cmd: Command): Command {
-  return cmd
+  return addQuietOption(cmd)
     .option('-v, --verbose', 'trace each HTTP request and response on stderr (secrets redacted)')
     .option('--no-color', 'no colour in the output (also NO_COLOR)')
     .option('--show-secrets', 'print secrets (client secret, code verifier, tokens) in logs and traces');
+}
+
+/** `-q, --quiet` (every command): main.run() then sends nothing to stderr but the one line of a failure. */
+export function addQuietOption(cmd: Command): Command {
+  return cmd.option('-q, --quiet', 'nothing on stderr but the one line of a failure');
+}
+
+/** The candidate nearest to a mistyped word (at most two edits away, or a prefix of it), for "did you mean". */
+export function suggestSimilar(word: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = candidate.startsWith(word) ? 1 : editDistance(word, candidate);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Records the exit code a command finished with; run() returns it. */
@@ -23,11 +51,11 @@ export function setExitCode(cmd: Command, code: number): void {
 }
 
 /** Parsers for commander options that turn bad input into one clear line (exit 2). */
-export function parseInteger(name: string, min: number, max: number): (value: string) => number {
+export function parseInteger(name: string, min: number, max: number, rule?: string): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
     if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+      throw new UsageError(`${name} must be a whole number from ${min} to ${max}${rule ? ` (${rule})` : ''}, got ${JSON.stringify(value)}`);
     }
     return n;
   };

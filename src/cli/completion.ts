@@ -1,7 +1,7 @@
 import { Command, type Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { COMMANDS, COMPLETION_SUMMARY } from './commands.js';
-import { setExitCode } from './command.js';
+import { addQuietOption, setExitCode } from './command.js';
 import type { IO } from '../output/io.js';
 
 /**
@@ -234,10 +234,12 @@ function parseShell(value: string): Shell {
 }
 
 export function register(program: Command, io: IO): void {
-  program
-    .command('completion')
-    .description('Print a shell completion script for bash, zsh or fish.')
-    .argument('<SHELL>', `the shell: ${SHELLS.join(', ')}`, parseShell)
+  addQuietOption(
+    program
+      .command('completion')
+      .description('Print a shell completion script for bash, zsh or fish.')
+      .argument('<SHELL>', `the shell: ${SHELLS.join(', ')}`, parseShell),
+  )
     .addHelpText(
       'after',
       `

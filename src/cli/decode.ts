@@ -4,9 +4,9 @@ import { escapeTerminal } from '../output/escape.js';
 import kleur from 'kleur';
 import { FlowError, UsageError } from '../errors.js';
 import { decodeJwtUnverified, TIME_CLAIMS } from '../oauth/jwt.js';
-import { describeTimeClaim, type JwtCheck } from '../oauth/jwt-claims.js';
+import { DEFAULT_CLOCK_TOLERANCE_SECONDS, describeTimeClaim, type JwtCheck } from '../oauth/jwt-claims.js';
 import { createRenderer, printJson } from '../output/render.js';
-import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode, type CommonOptions } from './command.js';
 import { colorEnabled, type IO } from '../output/io.js';
 
 export interface DecodeOptions extends CommonOptions, HttpTimeoutOption {
@@ -17,6 +17,8 @@ export interface DecodeOptions extends CommonOptions, HttpTimeoutOption {
   nonce?: string;
   json?: boolean;
   insecure?: boolean;
+  /** Allowed clock difference for exp, nbf and iat; default DEFAULT_CLOCK_TOLERANCE_SECONDS. */
+  clockTolerance?: number;
 }
 
 export interface TimeClaim {
@@ -34,6 +36,8 @@ export interface DecodeResult {
     jwks_uri: string;
     /** Where the keys came from: --jwks-url, --issuer's metadata, or the metadata of the token's own iss. */
     keys_from: 'jwks-url' | 'issuer' | 'iss-claim';
+    /** Seconds of clock difference allowed for exp, nbf and iat. */
+    clock_tolerance: number;
     checks: JwtCheck[];
   };
 }
@@ -80,6 +84,7 @@ async function verifyDecoded(token: string, result: DecodeResult, options: Decod
   const [{ createHttpClient }, { discoverMetadata }, { fetchJwks, verifyJwt }] = await Promise.all([import('../client/http.js'), import('../client/endpoints.js'), import('../client/jwt-verify.js')]);
   const renderer = createRenderer(io, options);
   const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+  const clockTolerance = options.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
   try {
     const claimedIssuer = typeof result.claims.iss === 'string' ? result.claims.iss : undefined;
     let jwksUri = options.jwksUrl;
@@ -98,9 +103,10 @@ async function verifyDecoded(token: string, result: DecodeResult, options: Decod
       audience: options.audience,
       nonce: options.nonce,
       nowMs,
+      clockToleranceSeconds: clockTolerance,
     });
     const keysFrom = options.jwksUrl !== undefined ? 'jwks-url' : options.issuer !== undefined ? 'issuer' : 'iss-claim';
-    result.verification = { ok: verification.ok, jwks_uri: jwksUri, keys_from: keysFrom, checks: verification.checks };
+    result.verification = { ok: verification.ok, jwks_uri: jwksUri, keys_from: keysFrom, clock_tolerance: clockTolerance, checks: verification.checks };
   } finally {
     await http.close();
   }
@@ -136,6 +142,7 @@ function renderDecode(result: DecodeResult, io: IO, options: DecodeOptions): voi
       const mark = check.status === 'pass' ? paint.green('✓') : check.status === 'fail' ? paint.red('✗') : paint.gray('-');
       out.push(`  ${mark} ${check.name}: ${escapeTerminal(check.detail)}`);
     }
+    out.push(paint.gray(`  exp, nbf and iat checked with ${v.clock_tolerance} s of clock tolerance (--clock-tolerance SECONDS to change)`));
     if (v.keys_from === 'iss-claim') out.push(paint.yellow("  note: the keys were found from the token's own iss claim; pin the issuer you trust with --issuer"));
   }
   io.stdout.write(`${out.join('\n')}\n`);
@@ -156,6 +163,7 @@ export function register(program: Command, io: IO): void {
     .option('--issuer <URL>', 'the issuer you trust: iss must equal it, and its metadata gives the keys', parseHttpUrl('--issuer'))
     .option('--audience <AUD>', 'aud must hold this value (with --verify)')
     .option('--nonce <NONCE>', "an ID token's nonce must equal this value (with --verify)")
+    .option('--clock-tolerance <SECONDS>', `clock difference allowed for exp, nbf and iat (with --verify; default ${DEFAULT_CLOCK_TOLERANCE_SECONDS})`, parseInteger('--clock-tolerance', 0, 86_400))
     .option('--insecure', 'do not verify TLS certificates when fetching keys (test servers only)')
     .option('--json', 'print {"header","claims","times"} (and "verification" with --verify)');
   addCommonOptions(addHttpTimeoutOption(cmd))
@@ -165,9 +173,9 @@ export function register(program: Command, io: IO): void {
 Exit codes: 0 decoded (and verified), 1 verification failed, 2 not a JWT.
 
 Examples:
-  $ oauthctl decode eyJhbGciOi...
-  $ oauthctl token --profile work | oauthctl decode - --verify --audience https://api.example.com
-  $ oauthctl decode "$ID_TOKEN" --verify --issuer https://id.example.com --json`,
+  $ oauthctl decode "$ACCESS_TOKEN"
+  $ oauthctl token --profile work | oauthctl decode - --verify --audience http://127.0.0.1:9000/api
+  $ oauthctl decode "$ID_TOKEN" --verify --issuer http://127.0.0.1:9000 --clock-tolerance 120 --json`,
     )
     .action(async (token: string, options: DecodeOptions, command: Command) => {
       setExitCode(command, await runDecode(token, options, io));

@@ -30,6 +30,8 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
   if (options.pkce && options.codeVerifier === undefined) {
     throw new UsageError('--pkce would make a fresh verifier, but the exchange needs the one the authorization request used', 'give it with --code-verifier');
   }
+  // No verifier given: the authorization request used none, so none is sent (no fresh default one).
+  if (options.codeVerifier === undefined) options = { ...options, pkce: false };
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
@@ -70,11 +72,11 @@ export function register(program: Command, io: IO): void {
 The redirect URI and code verifier must be the ones the authorization request used.
 
 Examples:
-  $ oauthctl exchange --code SplxlOBeZQQYbYS6WxSbIA --auth-url http://127.0.0.1:9000 --client-id photo-web \\
-      --client-secret photo-web-secret --redirect-uri http://127.0.0.1:8765/callback
-  $ oauthctl exchange --code "$CODE" --issuer https://id.example.com --client-id cli --code-verifier "$VERIFIER" --json
-  $ oauthctl url --issuer https://id.example.com --client-id cli --pkce --save flow.json      # then, anywhere:
-  $ oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1/callback?code=...&state=...'`,
+  $ oauthctl exchange --code "$CODE" --auth-url http://127.0.0.1:9000 --client-id photo-cli \\
+      --redirect-uri http://127.0.0.1:8765/callback --code-verifier "$VERIFIER"
+  $ oauthctl exchange --code "$CODE" --issuer http://127.0.0.1:9000 --client-id photo-cli --redirect-uri http://127.0.0.1:8765/callback --code-verifier "$VERIFIER" --json
+  $ oauthctl url --issuer http://127.0.0.1:9000 --client-id photo-cli --scope openid --save flow.json      # then, anywhere:
+  $ oauthctl exchange --from flow.json --redirect-url "$REDIRECT_URL"    # where the browser was sent: 'http://127.0.0.1/callback?code=...&state=...'`,
     )
     .action(async (options: ExchangeOptions, command: Command) => {
       setExitCode(command, await runExchange(options, io));

@@ -61,9 +61,10 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--redirect-uri <URL>', `redirect URI (default ${DEFAULT_REDIRECT_URI} on a free port)`)
     .option('--scope <S>', 'scope, space- or plus-separated; repeatable', collect)
     .option('--state <S>', 'state value (default: 128 random bits)')
-    .option('--pkce', 'use PKCE: send a fresh S256 code challenge, then its verifier (RFC 7636)')
-    .option('--code-verifier <V>', 'use this PKCE code verifier (implies --pkce)')
-    .addOption(new Option('--code-challenge-method <M>', 'PKCE method (implies --pkce; default S256)').choices(['S256', 'plain']))
+    .option('--pkce', 'use PKCE (the default): a fresh S256 code challenge, then its verifier (RFC 7636)')
+    .option('--no-pkce', 'send no PKCE code challenge (only for servers that reject one)')
+    .option('--code-verifier <V>', 'use this PKCE code verifier')
+    .addOption(new Option('--code-challenge-method <M>', 'PKCE method (default S256)').choices(['S256', 'plain']))
     .option('--param <k=v>', 'extra authorization request parameter; repeatable', collect)
     .option('--insecure', 'do not verify TLS certificates (test servers only; prints a warning)')
     .option('--jwks-uri <URL>', 'where ID token keys come from when no metadata names them')
@@ -152,6 +153,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
   if (issuer !== undefined) out.issuer = issuer;
   if (authMethod !== 'none' && clientSecret !== undefined) out.clientSecret = clientSecret;
+  if (authMethod !== 'none' && secretFromFlag === undefined && clientSecret !== undefined) out.clientSecretFromEnv = true;
   if (pkce) out.pkce = pkce;
   return out;
 }
@@ -181,7 +183,13 @@ function parsePkce(raw: FlowOptionsInput): PkceParams | undefined {
   if (method !== undefined && method !== 'S256' && method !== 'plain') {
     throw new UsageError(`--code-challenge-method must be S256 or plain, got ${JSON.stringify(method)}`);
   }
-  if (!raw.pkce && raw.codeVerifier === undefined && method === undefined) return undefined;
+  // RFC 9700 section 2.1.1: PKCE with S256 for every authorization request, unless --no-pkce.
+  if (raw.pkce === false) {
+    if (raw.codeVerifier !== undefined || method !== undefined) {
+      throw new UsageError('--no-pkce cannot go with --code-verifier or --code-challenge-method', 'drop --no-pkce to send PKCE');
+    }
+    return undefined;
+  }
   const codeChallengeMethod: CodeChallengeMethod = method ?? 'S256';
   let codeVerifier: string;
   if (raw.codeVerifier !== undefined) {

@@ -47,7 +47,13 @@ export async function runListen(options: ListenOptions, io: IO): Promise<number>
   const host = options.host ?? '127.0.0.1';
   const { startRedirectListener } = await import('../client/listener.js');
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const listener = await startRedirectListener({ redirectUri: `http://${bracketed}:${options.port ?? 0}${path}`, acceptAnyParameters: true });
+  const listener = await startRedirectListener({ redirectUri: `http://${bracketed}:${options.port ?? 0}${path}`, acceptAnyParameters: true }).catch((err: unknown) => {
+    // The listener speaks of --redirect-uri (login's option); here the port is --port.
+    if (err instanceof UsageError && /already in use/.test(err.message)) {
+      throw new UsageError(`port ${options.port ?? 0} on ${host} is already in use`, 'choose another --port, or leave it out for a free one');
+    }
+    throw err;
+  });
   const renderer = createRenderer(io, options);
   const seconds = options.timeout ?? DEFAULT_LISTEN_TIMEOUT_SECONDS;
   const controller = new AbortController();

@@ -86,9 +86,16 @@ async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string
   }
   if (res.status >= 400) {
     const challenge = res.headers['www-authenticate'];
-    throw new FlowError(`the API answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, 'check the scope and the token audience');
+    throw new FlowError(`the API answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, apiStatusHint(res.status));
   }
   return 0;
+}
+
+/** Only a refused token (401, 403) is about the scope or audience; a 404 is about the URL. */
+function apiStatusHint(status: number): string {
+  if (status === 401 || status === 403) return 'check the scope and the token audience';
+  if (status === 404) return 'no such resource: check the --call URL';
+  return 'see the response body above';
 }
 
 export function register(program: Command, io: IO): void {
@@ -107,10 +114,11 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
-  $ oauthctl login --issuer https://id.example.com --client-id web --client-secret s3cret --scope "openid profile"
-  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --no-browser --json
+  $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid profile"
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --no-browser --json
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
-  $ BROWSER=firefox oauthctl login --issuer https://id.example.com --client-id cli --pkce --redirect-uri http://127.0.0.1:8765/callback`,
+  $ BROWSER=firefox oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --redirect-uri http://127.0.0.1:8765/callback
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope photo --no-pkce   # a server that rejects PKCE`,
     )
     .action(async (options: LoginOptions, command: Command) => {
       setExitCode(command, await runLogin(options, io));

@@ -7,7 +7,7 @@ import { revocationParams, type TokenTypeHint } from '../oauth/revocation.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
-import type { CachedTokens } from '../store/token-cache.js';
+import type { CachedTokens, TokenCache, TokenCacheKey } from '../store/token-cache.js';
 import { printJson, type Renderer } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
@@ -18,6 +18,8 @@ export interface LogoutOptions extends CachedLoginSelector, CommonOptions, HttpT
   revocationEndpoint?: string;
   insecure?: boolean;
   json?: boolean;
+  /** Every cached login. */
+  all?: boolean;
 }
 
 export interface LogoutResult {
@@ -31,21 +33,60 @@ export interface LogoutResult {
  * them. The refresh token goes first: revoking it may also revoke its access tokens (section 2.1).
  */
 export async function runLogout(options: LogoutOptions, io: IO): Promise<number> {
-  const [{ createRenderer }, { createHttpClient }, { findCachedLogin }, { forgetTokens, describeKey }] = await Promise.all([
+  if (options.all) return runLogoutAll(options, io);
+  const [{ createRenderer }, { findCachedLogin }, { describeKey }] = await Promise.all([import('../output/render.js'), import('../client/cached-login.js'), import('../store/token-cache.js')]);
+  const renderer = createRenderer(io, options);
+  const found = await findCachedLogin(options, io.env);
+  if (!found.entry) {
+    renderer.info(`Nothing to log out: no tokens are cached${found.key.profile !== undefined || found.key.clientId !== undefined ? ` for ${describeKey(found.key)}` : ''}.`);
+    if (options.json) printJson(io, { forgotten: false, revoked: [] } satisfies LogoutResult);
+    return 0;
+  }
+  const result = await logoutOne(found.entry, found.key, found.cache, options, io, renderer);
+  if (options.json) printJson(io, result);
+  return 0;
+}
+
+/**
+ * `logout --all`: each cached login in turn, revoked where possible, then forgotten. A login whose
+ * revocation fails stays cached; the others go on, and the run exits 1 naming how many stayed.
+ */
+async function runLogoutAll(options: LogoutOptions, io: IO): Promise<number> {
+  const [{ createRenderer }, { keyOfEntry }, { listCachedTokens, openTokenCache, describeKey }] = await Promise.all([
     import('../output/render.js'),
-    import('../client/http.js'),
     import('../client/cached-login.js'),
     import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
-  const found = await findCachedLogin(options, io.env);
-  const result: LogoutResult = { forgotten: false, revoked: [] };
-  if (!found.entry) {
-    renderer.info(`Nothing to log out: no tokens are cached${found.key.profile !== undefined || found.key.clientId !== undefined ? ` for ${describeKey(found.key)}` : ''}.`);
-    if (options.json) printJson(io, result);
-    return 0;
+  const cache = openTokenCache(io.env);
+  const results: (LogoutResult & { login: string; error?: string })[] = [];
+  const failed: string[] = [];
+  for (const { entry } of await listCachedTokens(cache)) {
+    const key = keyOfEntry(entry);
+    try {
+      results.push({ login: describeKey(key), ...(await logoutOne(entry, key, cache, options, io, renderer)) });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      renderer.warn(`${describeKey(key)} stays cached: ${message}`);
+      results.push({ login: describeKey(key), forgotten: false, revoked: [], error: message });
+      failed.push(describeKey(key));
+    }
   }
-  const entry = found.entry;
+  if (results.length === 0) renderer.info('Nothing to log out: no tokens are cached.');
+  if (options.json) printJson(io, results);
+  if (failed.length > 0) {
+    throw new FlowError(
+      `${failed.length} of ${results.length} logins could not be revoked and stay cached (${failed.join(', ')})`,
+      'try again when the server is reachable, or add --no-revoke to only forget them',
+    );
+  }
+  return 0;
+}
+
+/** Revokes one cached login where its server allows, then forgets it. Throws (the login stays cached) when revoking fails. */
+async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer): Promise<LogoutResult> {
+  const [{ createHttpClient }, { forgetTokens, describeKey }] = await Promise.all([import('../client/http.js'), import('../store/token-cache.js')]);
+  const result: LogoutResult = { forgotten: false, revoked: [] };
   if (options.revoke !== false) {
     const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
     try {
@@ -71,10 +112,9 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
       await http.close();
     }
   }
-  result.forgotten = await forgetTokens(found.cache, found.key);
-  renderer.ok(`Forgot the cached tokens of ${describeKey(found.key)}`);
-  if (options.json) printJson(io, result);
-  return 0;
+  result.forgotten = await forgetTokens(cache, key);
+  renderer.ok(`Forgot the cached tokens of ${describeKey(key)}`);
+  return result;
 }
 
 /** --revocation-endpoint, the entry's (saved at login from discovery), the profile's, or discovery now. */
@@ -88,11 +128,17 @@ async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions,
   // Without a known issuer (a login with --auth-url), the token endpoint's base is tried as one: the
   // metadata is only used when its issuer says exactly that (RFC 8414 section 3.3).
   const issuer = entry.issuer ?? entry.token_endpoint.replace(/\/[^/]*$/, '');
-  const { discoverMetadata } = await import('../client/endpoints.js');
+  const { discoverMetadata, NoMetadataError } = await import('../client/endpoints.js');
   try {
     return (await discoverMetadata(http, issuer)).metadata.revocation_endpoint;
   } catch (err) {
-    if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${(err as Error).message}); cannot find a revocation endpoint`);
+    // Only a server that answered without metadata has no revocation endpoint; one that cannot be
+    // reached may still hold valid tokens, so they stay cached.
+    if (!(err instanceof NoMetadataError)) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new FlowError(`cannot reach the server to revoke the tokens: ${message}`, UNREACHABLE_HINT);
+    }
+    if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${err.message}); cannot find a revocation endpoint`);
     return undefined;
   }
 }
@@ -110,6 +156,8 @@ async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: 
   throw new UsageError(`revoking needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET, or --no-revoke to only forget the tokens');
 }
 
+const UNREACHABLE_HINT = 'the tokens are still cached; try again when it is up, or use --no-revoke to only forget them';
+
 async function revoke(
   http: HttpClient,
   endpoint: string,
@@ -117,7 +165,10 @@ async function revoke(
   token: string,
   hint: TokenTypeHint,
 ): Promise<void> {
-  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, hint));
+  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, hint)).catch((err: unknown) => {
+    // Not reached: the tokens may still be valid there, so they stay cached.
+    throw new FlowError(`cannot reach the server to revoke the tokens: ${err instanceof Error ? err.message : String(err)}`, UNREACHABLE_HINT);
+  });
   // RFC 7009 section 2.2: 200 whether or not the token was valid.
   if (res.status === 200) return;
   let error: ReturnType<typeof parseOAuthErrorBody>;
@@ -137,6 +188,7 @@ export function register(program: Command, io: IO): void {
     .option('--client-secret <S>', 'client secret a confidential client revokes with (also OAUTHCTL_CLIENT_SECRET, or the profile)')
     .option('--revocation-endpoint <URL>', 'revoke here instead of the endpoint from discovery', parseHttpUrl('--revocation-endpoint'))
     .option('--no-revoke', 'only forget the tokens, do not revoke them')
+    .option('--all', 'every cached login: revoke what can be revoked, then forget them')
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
     .option('--json', 'print {"forgotten","revocation_endpoint","revoked"}');
   addCommonOptions(cmd)
@@ -145,7 +197,8 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl logout --profile work
-  $ oauthctl logout --profile work --no-revoke`,
+  $ oauthctl logout --profile work --no-revoke
+  $ oauthctl logout --all`,
     )
     .action(async (options: LogoutOptions, command: Command) => {
       setExitCode(command, await runLogout(options, io));

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { processIO, type IO } from '../output/io.js';
+import { discardingStream, processIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
@@ -32,8 +32,8 @@ export async function buildProgram(argv: readonly string[], io: IO): Promise<Com
       'after',
       `
 Examples:
-  $ oauthctl demo                                   run the whole flow against the built-in mock
-  $ oauthctl login --issuer https://id.example.com --client-id cli --pkce --scope openid
+  $ oauthctl demo                                   # the whole flow against the built-in mock
+  $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope openid
   $ oauthctl pkce --json
   $ oauthctl serve-mock --port 9000
 
@@ -61,7 +61,13 @@ function commandNameFrom(argv: readonly string[]): string | undefined {
 
 /** Runs the CLI and returns the exit code. Never throws, never prints a stack trace. */
 export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
-  const program = await buildProgram(argv, io);
+  // The commands write through their own copy of the IO: -q swaps its stderr for a sink, while the
+  // one line of a failure still goes to the real stderr (reportError).
+  const commandIO: IO = { ...io };
+  const program = await buildProgram(argv, commandIO);
+  program.hook('preAction', (_program, action) => {
+    if (action.opts<{ quiet?: boolean }>().quiet === true) commandIO.stderr = discardingStream();
+  });
   // Commands set process-independent exit codes through this slot.
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -81,7 +87,11 @@ export function reportError(err: unknown, io: IO, argv: readonly string[] = []):
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') return 0;
     const command = commandNameFrom(argv);
     const helpCmd = command && command in COMMANDS ? `oauthctl ${command} --help` : 'oauthctl --help';
-    const message = err.message.replace(/^error: /, '');
+    // commander puts its suggestion on a line of its own: one line, as every other failure.
+    const message = err.message
+      .replace(/^error: /, '')
+      .replace(/\s*\(Did you mean ([^)]*)\)/, ' (did you mean $1)')
+      .replace(/\s*\n\s*/g, ' ');
     io.stderr.write(`oauthctl: error: ${escapeTerminal(message)} (see '${helpCmd}')\n`);
     return 2;
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { calculateCodeChallenge, codeVerifierProblem, generateCodeVerifier, DEFAULT_CODE_VERIFIER_LENGTH, type CodeChallengeMethod } from '../oauth/pkce.js';
-import { setExitCode, parseInteger } from './command.js';
+import { addQuietOption, setExitCode, parseInteger } from './command.js';
 import type { IO } from '../output/io.js';
 
 export interface PkceOptions {
@@ -50,13 +50,14 @@ function parseMethod(value: string): CodeChallengeMethod {
 }
 
 export function register(program: Command, io: IO): void {
-  program
+  const cmd = program
     .command('pkce')
     .description('Create a PKCE code verifier and its challenge (RFC 7636), or compute the challenge of a given verifier.')
     .option('--verifier <V>', 'use this code verifier (checked against RFC 7636 section 4.1) instead of a fresh one')
-    .option('--length <N>', `length of a fresh verifier, 43 to 128 (default ${DEFAULT_CODE_VERIFIER_LENGTH})`, parseInteger('--length', 0, 100000))
+    .option('--length <N>', `length of a fresh verifier, 43 to 128 (default ${DEFAULT_CODE_VERIFIER_LENGTH})`, parseInteger('--length', 43, 128, 'RFC 7636 section 4.1'))
     .option('--method <M>', 'code challenge method: S256 (default) or plain', parseMethod)
-    .option('--json', 'print {"code_verifier","code_challenge","code_challenge_method"}')
+    .option('--json', 'print {"code_verifier","code_challenge","code_challenge_method"}');
+  addQuietOption(cmd)
     .addHelpText(
       'after',
       `
@@ -66,10 +67,6 @@ Examples:
   $ oauthctl pkce --verifier dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk`,
     )
     .action((options: PkceOptions, cmd: Command) => {
-      if (options.length !== undefined) {
-        const problem = options.length < 43 || options.length > 128;
-        if (problem) throw new UsageError(`--length must be from 43 to 128 (RFC 7636 section 4.1), got ${options.length}`);
-      }
       renderPkce(runPkce(options), options, io);
       setExitCode(cmd, 0);
     });

@@ -4,7 +4,7 @@ import { loadConfig, profileNameProblem, profileProblem, SECRET_PROFILE_FIELDS, 
 import { configFilePath } from '../store/paths.js';
 import { redact } from '../output/redact.js';
 import { createRenderer, printJson } from '../output/render.js';
-import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, collect, parseHttpUrl, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
 
 interface FileOptions extends CommonOptions {
@@ -166,7 +166,7 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl profile add mock --issuer http://127.0.0.1:9000 --client-id photo-cli --pkce --scope "openid photo offline_access"
-  $ oauthctl profile add work --issuer https://id.example.com --client-id web --client-secret-env WORK_SECRET
+  $ oauthctl profile add work --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret-env WORK_SECRET
   $ oauthctl profile list
   $ oauthctl profile show work
   $ oauthctl login --profile mock`,
@@ -178,8 +178,18 @@ Examples:
       .description('list the profiles (the default)')
       .option('--config <FILE>', CONFIG_HELP)
       .option('--names', 'only the names, one a line')
-      .option('--json', 'print {"path","profiles":[...]}'),
-  ).action(async (options: FileOptions & { names?: boolean }, cmd: Command) => setExitCode(cmd, await runProfileList(options, io)));
+      .option('--json', 'print {"path","profiles":[...]}')
+      // `profile ad x` lands here (list is the default): named below as the mistyped subcommand it is.
+      .allowExcessArguments(true),
+  ).action(async (options: FileOptions & { names?: boolean }, cmd: Command) => {
+    const [word] = cmd.args;
+    if (word !== undefined) {
+      const names = profile.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+      const suggestion = suggestSimilar(word, names);
+      throw new UsageError(`unknown command '${word}'${suggestion ? ` (did you mean ${suggestion}?)` : ''}`, `see 'oauthctl profile --help'`);
+    }
+    setExitCode(cmd, await runProfileList(options, io));
+  });
 
   addCommonOptions(
     profile
@@ -207,7 +217,8 @@ Examples:
       .option('--auth-method <M>', 'client_secret_basic, client_secret_post or none', parseAuthMethod)
       .option('--redirect-uri <URL>', 'redirect URI')
       .option('--scope <S>', 'scope, space- or plus-separated, may be repeated', collect)
-      .option('--pkce', 'use PKCE (S256)')
+      .option('--pkce', 'use PKCE (S256; the default)')
+      .option('--no-pkce', 'send no PKCE with this profile')
       .option('--code-challenge-method <M>', 'S256 or plain', parseChallengeMethod)
       .option('--param <k=v>', 'extra authorization request parameter, may be repeated', collect)
       .option('--force', 'replace a profile of the same name'),

@@ -198,8 +198,7 @@ export function register(program: Command, io: IO): void {
     .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
     .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')
     .option('--tls-key <FILE>', 'the private key (PEM) of --tls-cert')
-    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr')
-    .option('-q, --quiet', 'do not log requests');
+    .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

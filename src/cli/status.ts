@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { findCachedLogin, type CachedLoginSelector } from '../client/cached-login.js';
-import { describeKey, openTokenCache, tokenState, type CachedTokens, type TokenCacheKey } from '../store/token-cache.js';
-import { formatRelative } from '../oauth/jwt.js';
+import { describeKey, listCachedTokens, openTokenCache, serverOf, tokenState, type CachedTokens, type TokenCacheKey } from '../store/token-cache.js';
+import { decodeJwtUnverified, formatRelative } from '../oauth/jwt.js';
+import { escapeTerminal } from '../output/escape.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
@@ -9,6 +10,8 @@ import type { IO } from '../output/io.js';
 
 export interface StatusOptions extends CachedLoginSelector, CommonOptions {
   json?: boolean;
+  /** Every cached login, one line each (`--json`: an array). */
+  all?: boolean;
 }
 
 export interface StatusResult {
@@ -17,6 +20,8 @@ export interface StatusResult {
   issuer?: string;
   token_endpoint?: string;
   client_id?: string;
+  /** The user: `sub` of the ID token, else of a JWT access token. */
+  subject?: string;
   scope?: string;
   /** Seconds since the epoch; absent when the server gave no expiry. */
   expires_at?: number;
@@ -37,16 +42,28 @@ export function statusOf(entry: CachedTokens | undefined, nowMs: number): Status
   };
   if (entry.profile !== undefined) out.profile = entry.profile;
   if (entry.issuer !== undefined) out.issuer = entry.issuer;
+  const subject = subjectOf(entry);
+  if (subject !== undefined) out.subject = subject;
   if (entry.scope !== undefined) out.scope = entry.scope;
-  if (entry.expires_at !== undefined) {
+  if (entry.expires_at !== undefined && entry.expires_at > 0) {
     out.expires_at = entry.expires_at;
     out.expires_in = entry.expires_at - Math.floor(nowMs / 1000);
   }
   return out;
 }
 
+/** `sub` of the cached ID token, else of the access token when it is a JWT (read, not verified: a label only). */
+function subjectOf(entry: CachedTokens): string | undefined {
+  for (const token of [entry.id_token, entry.access_token]) {
+    const sub = token !== undefined ? decodeJwtUnverified(token)?.claims.sub : undefined;
+    if (typeof sub === 'string') return sub;
+  }
+  return undefined;
+}
+
 /** Whether a login is needed: exit 0 when a valid token is cached, 1 when it expired or none is cached. */
 export async function runStatus(options: StatusOptions, io: IO, now: () => number = Date.now): Promise<number> {
+  if (options.all) return runStatusAll(options, io, now);
   const found = await findCachedLogin(options, io.env, openTokenCache(io.env, { now }));
   const result = statusOf(found.entry, now());
   if (options.json) printJson(io, result);
@@ -63,14 +80,11 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
     return;
   }
   const where = result.issuer ?? result.token_endpoint ?? '';
-  const expiry =
-    result.expires_in === undefined
-      ? 'the server gave no expiry'
-      : result.status === 'valid'
-        ? `expires ${formatRelative(result.expires_in * 1000)}`
-        : `expired ${formatRelative(result.expires_in * 1000)}`;
-  r.line(`${result.status === 'valid' ? 'Logged in' : 'Login expired'}: ${who.includes(where) ? who : `${who} at ${where}`}`, result.status === 'valid' ? 'green' : 'yellow');
-  const lines = [`  access token: ${result.status}, ${expiry}`];
+  r.line(
+    `${result.status === 'valid' ? 'Logged in' : 'Login expired'}: ${who.includes(where) ? who : `${who} at ${where}`}${result.subject !== undefined ? ` as ${result.subject}` : ''}`,
+    result.status === 'valid' ? 'green' : 'yellow',
+  );
+  const lines = [`  access token: ${expiryText(result)}`];
   if (result.scope) lines.push(`  scope: ${result.scope}`);
   lines.push(`  refresh token: ${result.refresh_token ? 'cached' : 'none'}; ID token: ${result.id_token ? 'cached' : 'none'}`);
   if (result.status === 'expired') {
@@ -79,9 +93,38 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
   for (const line of lines) r.line(line);
 }
 
+/** `valid, expires in 4 min`, `expired 2 h ago`, `valid (the server gave no expiry)`. */
+function expiryText(result: StatusResult): string {
+  if (result.expires_in === undefined) return 'valid (the server gave no expiry)';
+  const when = formatRelative(result.expires_in * 1000);
+  return result.status === 'valid' ? `valid, expires ${when}` : `expired ${when === 'now' ? 'just now' : when}`;
+}
+
+/** `status --all`, as `gh auth status`: every cached login, one line each; exit 0 whatever their state. */
+async function runStatusAll(options: StatusOptions, io: IO, now: () => number): Promise<number> {
+  const cache = openTokenCache(io.env, { now });
+  const results = (await listCachedTokens(cache)).map(({ entry }) => statusOf(entry, now()));
+  if (options.json) {
+    printJson(io, results);
+    return 0;
+  }
+  if (results.length === 0) {
+    io.stderr.write('No logins are cached. Log in with: oauthctl login\n');
+    return 0;
+  }
+  for (const r of results) {
+    const name = r.profile !== undefined ? `profile ${r.profile}` : (serverOf({ issuer: r.issuer, tokenEndpoint: r.token_endpoint }) ?? '?');
+    const fields = [name, `client ${r.client_id ?? '?'}`, r.subject !== undefined ? `subject ${r.subject}` : 'subject unknown', `access token ${expiryText(r)}`, `scope ${r.scope ?? '(none)'}`];
+    io.stdout.write(`${escapeTerminal(fields.join('  '))}\n`);
+  }
+  return 0;
+}
+
 export function register(program: Command, io: IO): void {
   const cmd = program.command('status').description('Tell whether a valid token is cached (exit 0) or a login is needed (exit 1), in words on stderr or as JSON.');
-  addCachedLoginOptions(cmd).option('--json', 'print {"status": "valid"|"expired"|"absent", "expires_at", "expires_in", "scope", ...}');
+  addCachedLoginOptions(cmd)
+    .option('--all', 'every cached login, one line each (profile or server, client, subject, expiry, scope); exit 0')
+    .option('--json', 'print {"status": "valid"|"expired"|"absent", "expires_at", "expires_in", "scope", ...} (with --all: an array)');
   addCommonOptions(cmd)
     .addHelpText(
       'after',
@@ -89,7 +132,8 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl status --profile work
   $ oauthctl status --profile work || oauthctl login --profile work
-  $ oauthctl status --json`,
+  $ oauthctl status --all
+  $ oauthctl status --profile mock --json`,
     )
     .action(async (options: StatusOptions, command: Command) => {
       setExitCode(command, await runStatus(options, io));

@@ -59,7 +59,7 @@ Exit 1 when no login is cached or the token cannot be refreshed (log in again).
 
 Examples:
   $ oauthctl token --profile work
-  $ curl -H "Authorization: Bearer $(oauthctl token --profile work)" https://api.example.com/me
+  $ curl -H "Authorization: Bearer $(oauthctl token --profile work)" http://127.0.0.1:9000/api/me
   $ OAUTHCTL_PROFILE=mock oauthctl token | oauthctl decode -`,
     )
     .action(async (options: TokenOptions, command: Command) => {

@@ -54,7 +54,7 @@ export function register(program: Command, io: IO): void {
       `
 Examples:
   $ oauthctl url --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo
-  $ oauthctl url --issuer https://id.example.com --client-id web --scope "openid email" --param prompt=consent --json`,
+  $ oauthctl url --issuer http://127.0.0.1:9000 --client-id photo-web --scope "openid email" --param prompt=consent --json`,
     )
     .action(async (options: UrlOptions, command: Command) => {
       setExitCode(command, await runUrl(options, io));

@@ -9,13 +9,14 @@ import {
   openTokenCache,
   readCachedTokens,
   refreshCached,
+  ServerUnreachableError,
   type CachedTokens,
   type RefreshTokens,
   type TokenCache,
   type TokenCacheKey,
   type ValidToken,
 } from '../store/token-cache.js';
-import { requestToken } from './token.js';
+import { requestToken, TokenRequestError } from './token.js';
 
 /**
  * Which cached login a command means: `--profile` (or OAUTHCTL_PROFILE); else `--issuer`, `--auth-url`
@@ -76,7 +77,7 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
  * A refresh_token grant (RFC 6749 section 6) through the token request `login` uses. A confidential
  * client's secret comes from the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile.
  */
-export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env): RefreshTokens {
+export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env, scope?: string): RefreshTokens {
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
     let clientSecret: string | undefined;
@@ -90,14 +91,23 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
         throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
       }
     }
-    return requestToken(
-      http,
-      { tokenEndpoint: entry.token_endpoint, clientId: entry.client_id, clientSecret, authMethod },
-      {
-        grant_type: 'refresh_token',
-        refresh_token: entry.refresh_token,
-      },
-    );
+    try {
+      return await requestToken(
+        http,
+        {
+          tokenEndpoint: entry.token_endpoint,
+          clientId: entry.client_id,
+          clientSecret,
+          authMethod,
+          clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
+        },
+        { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
+      );
+    } catch (err) {
+      // The server answered (an OAuth error, a bad response): the refresh was refused. Anything else is the network.
+      if (err instanceof TokenRequestError || !(err instanceof FlowError)) throw err;
+      throw new ServerUnreachableError(err.message, err.hint);
+    }
   };
 }
 

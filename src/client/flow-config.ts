@@ -23,6 +23,8 @@ export interface FlowConfig {
   endpoints: Partial<Record<ExtraEndpoint, string>>;
   clientId: string;
   clientSecret?: string;
+  /** Set when the secret came from OAUTHCTL_CLIENT_SECRET rather than a flag or profile: said when authentication fails. */
+  clientSecretFromEnv?: boolean;
   authMethod: ClientAuthMethod;
   /** As configured; a loopback URI without a port gets the listener's free port in `login`. */
   redirectUri: string;

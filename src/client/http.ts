@@ -21,7 +21,8 @@ export interface HttpClientOptions {
 
 export interface HttpRequestOptions {
   method?: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value (`call -H` given the same name twice). */
+  headers?: Record<string, string | string[]>;
   body?: string;
   signal?: AbortSignal;
 }
@@ -76,7 +77,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     try {
       res = await (await transportOf()).send({ url, method, headers, body: req.body, signal: deadline.signal, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
-      throw deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs);
+      throw deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
     } finally {
       deadline.clear();
     }
@@ -106,14 +107,21 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 }
 
 /** One line for a failed request: what happened and what to try. */
-function networkError(err: unknown, method: string, url: string, timeoutMs: number): Error {
+function networkError(err: unknown, method: string, url: string, timeoutMs: number, env: NodeJS.ProcessEnv): Error {
   if (err instanceof FlowError) return err;
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = err as { code?: string; message?: string; address?: string; port?: number; hostname?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const message = e.cause?.message ?? e.message ?? String(err);
   const where = `${method} ${url}`;
   if (err instanceof ResponseTooLarge) return new FlowError(`${where} failed: ${err.message}`);
   if (e instanceof Error && e.name === 'AbortError') return new FlowError(`${where} was aborted`);
+  const proxy = proxyThatFailed(e, url, env);
+  if (proxy !== undefined) {
+    return new FlowError(`cannot reach the proxy ${proxy.url} (from ${proxy.variable}) for ${where}: ${code || message}`, `check ${proxy.variable}, or list the host in NO_PROXY`);
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return new FlowError(`the TLS certificate of ${url} is for another name: ${message}`, `use the host name the certificate was issued for (not ${new URL(url).hostname}); adding a CA does not help`);
+  }
   if (/TIMEOUT/.test(code)) {
     return new FlowError(`${where} timed out after ${Math.round(timeoutMs / 1000)} s (${code})`, 'check that the server is up and reachable, or the proxy settings');
   }
@@ -125,15 +133,30 @@ function networkError(err: unknown, method: string, url: string, timeoutMs: numb
   return new FlowError(`${where} failed: ${message}${code ? ` (${code})` : ''}`);
 }
 
-function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string>, body: string | undefined): void {
+/** The proxy a connection error came from: a proxy is set for the URL's scheme and the failed address is not the URL's. */
+function proxyThatFailed(e: { port?: number; hostname?: string }, url: string, env: NodeJS.ProcessEnv): { url: string; variable: string } | undefined {
+  const target = new URL(url);
+  const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+  const variable = names.find((n) => env[n]);
+  if (variable === undefined) return undefined;
+  const targetPort = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+  const targetHost = target.hostname.replace(/^\[|\]$/g, '');
+  // The port alone: a name such as localhost fails at its address (127.0.0.1), which is still the target.
+  const failedElsewhere = e.port !== undefined ? e.port !== targetPort : e.hostname !== undefined && e.hostname !== targetHost;
+  return failedElsewhere ? { url: env[variable] ?? '', variable } : undefined;
+}
+
+function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined): void {
   if (!renderer?.verbose) return;
   const show = renderer.showSecrets;
   const u = new URL(url);
   if (u.search) u.search = redactForm(u.searchParams, show);
   renderer.trace(`> ${method} ${u.href}`);
-  for (const [name, value] of Object.entries(headers)) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+  for (const [name, values] of Object.entries(headers)) {
+    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+  }
   if (body !== undefined) {
-    const type = Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '';
+    const type = String(Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '');
     renderer.trace('>');
     renderer.trace(`> ${redactBody(body, type, show)}`);
   }

@@ -7,6 +7,8 @@ import type { HttpClient } from './http.js';
 /** What a token request needs of the flow config. */
 export interface TokenEndpointConfig extends ClientCredentials {
   tokenEndpoint: string;
+  /** The secret came from OAUTHCTL_CLIENT_SECRET: a failed client authentication says so. */
+  clientSecretFromEnv?: boolean | undefined;
 }
 
 /** A token request that failed: the server's RFC 6749 section 5.2 error (when it sent one) is kept in `oauthError`. */
@@ -32,7 +34,8 @@ export async function requestToken(http: HttpClient, config: TokenEndpointConfig
   } catch (err) {
     if (err instanceof OAuthError) {
       const meaning = explainOAuthError(err.error);
-      throw new TokenRequestError(err.message, meaning ? `${meaning}; HTTP ${res.status}` : `HTTP ${res.status}`, err, res.status);
+      const fromEnv = err.error === 'invalid_client' && config.clientSecretFromEnv ? '; the client secret came from OAUTHCTL_CLIENT_SECRET: check it, or unset it' : '';
+      throw new TokenRequestError(err.message, `${meaning ? `${meaning}; ` : ''}HTTP ${res.status}${fromEnv}`, err, res.status);
     }
     if (err instanceof TokenResponseError) {
       throw new TokenRequestError(err.message, 'run with --verbose to see the exchange; check --token-endpoint', undefined, res.status);

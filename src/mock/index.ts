@@ -175,15 +175,17 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   const all = [root, ...named.values()];
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
+  let closing: Promise<void> | undefined;
   setImmediate(() => {
-    for (const s of all) s.warmUp();
+    // A server closed at once (the library snippet) loads nothing more: no key pair, no signer left behind.
+    if (closing) return;
+    for (const s of all) s.warmUp(() => closing !== undefined);
   });
   const sweep = setInterval(() => {
     for (const s of all) s.state.store.sweep();
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
 
-  let closing: Promise<void> | undefined;
   const describe = (s: IssuerSetup): MockIssuer => ({ issuer: s.state.issuer, authUrl: s.state.issuer, baseUrl: s.state.baseUrl, config: s.state.config });
   return {
     issuer: root.state.issuer,
@@ -226,7 +228,8 @@ interface IssuerSetup {
   listener: ReturnType<typeof createRequestListener>['listener'];
   /** Sets the issuer URL and the session cookie's name once the port is known; `mtls` when the server speaks TLS itself. */
   place(issuer: string, sessionCookie: string, mtls: boolean): void;
-  warmUp(): void;
+  /** Loads the endpoint modules and the key pair, unless the server was closed meanwhile. */
+  warmUp(closed: () => boolean): void;
   stopSigning(): Promise<void>;
 }
 
@@ -266,9 +269,9 @@ function issuerState(config: MockConfig, options: MockServerOptions, host: strin
       state.secureCookies = issuer.startsWith('https:');
       state.sessionCookie = sessionCookie;
     },
-    warmUp: () =>
+    warmUp: (closed) =>
       void preload()
-        .then(() => state.keys())
+        .then(() => (closed() ? undefined : state.keys()))
         .catch(() => undefined),
     stopSigning: () => (keys ? keys.then((k) => k.close()).catch(() => undefined) : Promise.resolve()),
   };

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 export type InStream = Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
@@ -24,4 +24,9 @@ export function colorEnabled(io: IO, colorFlag: boolean | undefined = true): boo
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
   return io.stderr.isTTY === true;
+}
+
+/** Where stderr goes with -q/--quiet: nothing is shown, nothing blocks. */
+export function discardingStream(): OutStream {
+  return new Writable({ write: (_chunk, _encoding, callback) => callback() });
 }

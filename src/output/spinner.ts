@@ -5,20 +5,34 @@ export interface Spinner {
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const CLEAR_LINE = '\r\x1b[2K';
 
 /**
  * A one-line spinner on a TTY, redrawn in place; elsewhere the text is printed once.
- * `text` is called each frame so it can show a countdown.
+ * `text` is called each frame so it can show a countdown. While it spins, anything else written to the
+ * stream (the headless agent's steps, a warning) first clears the spinner's line, so the two never run
+ * together; the next frame draws the spinner again below.
  */
 export function startSpinner(stream: OutStream, text: () => string): Spinner {
   if (!stream.isTTY) {
     stream.write(`${text()}\n`);
     return { stop: () => undefined };
   }
+  const write = stream.write;
+  const writeRaw = write.bind(stream) as (chunk: string) => boolean;
   let frame = 0;
+  let drawn = false;
   const draw = () => {
-    stream.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${text()}`);
+    writeRaw(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${text()}`);
+    drawn = true;
   };
+  stream.write = function writeAboveSpinner(this: OutStream, ...args: Parameters<OutStream['write']>) {
+    if (drawn) {
+      writeRaw(CLEAR_LINE);
+      drawn = false;
+    }
+    return write.apply(stream, args);
+  } as OutStream['write'];
   draw();
   const timer = setInterval(draw, 100);
   timer.unref();
@@ -28,7 +42,8 @@ export function startSpinner(stream: OutStream, text: () => string): Spinner {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
-      stream.write('\r\x1b[2K');
+      stream.write = write;
+      if (drawn) writeRaw(CLEAR_LINE);
     },
   };
 }

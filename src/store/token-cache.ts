@@ -48,10 +48,20 @@ export function openTokenCache(env: Env, options: { now?: () => number; dir?: st
   return { dir: options.dir ?? tokenCacheDir(env), now: options.now ?? Date.now };
 }
 
-/** The file name of an entry: `profile-NAME.json`, or `client-<hash of issuer and client id>.json`. */
+/**
+ * One name per server however it was given: `--issuer X` and `--auth-url X` (token endpoint `X/token`)
+ * both name X. The issuer when known, else the token endpoint without its final `/token`.
+ */
+export function serverOf(names: { issuer?: string | undefined; tokenEndpoint?: string | undefined }): string | undefined {
+  if (names.issuer !== undefined) return names.issuer.replace(/\/+$/, '');
+  if (names.tokenEndpoint !== undefined) return names.tokenEndpoint.replace(/\/+$/, '').replace(/\/token$/, '');
+  return undefined;
+}
+
+/** The file name of an entry: `profile-NAME.json`, or `client-<hash of the server and client id>.json`. */
 export function cacheFileName(key: TokenCacheKey): string {
   if (key.profile !== undefined) return `profile-${key.profile}.json`;
-  const server = key.issuer ?? key.tokenEndpoint;
+  const server = serverOf(key);
   if (server === undefined || key.clientId === undefined) {
     throw new UsageError('cannot tell which cached login to use', 'give --profile NAME, or --issuer (or --token-endpoint) and --client-id');
   }
@@ -150,7 +160,8 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
   if (typeof response.id_token === 'string') entry.id_token = response.id_token;
   if (typeof response.scope === 'string') entry.scope = response.scope;
   const expiresIn = Number(response.expires_in);
-  if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn >= 0) {
+  // An expires_in of 0 is what some servers send for "no expiry": the access token's exp is used then.
+  if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn > 0) {
     entry.expires_at = now + Math.floor(expiresIn);
   } else {
     const exp = jwtExp(response.access_token);
@@ -243,9 +254,12 @@ export type TokenState = 'valid' | 'expired' | 'no-expiry';
 
 /** Valid until `expires_at - skew`; an entry without any expiry is taken as valid until the server says otherwise. */
 export function tokenState(entry: CachedTokens, nowMs: number, skewSeconds = DEFAULT_EXPIRY_SKEW_SECONDS): TokenState {
-  if (entry.expires_at === undefined) return 'no-expiry';
+  if (entry.expires_at === undefined || entry.expires_at <= 0) return 'no-expiry';
   return nowMs / 1000 < entry.expires_at - skewSeconds ? 'valid' : 'expired';
 }
+
+/** A refresher's failure when the server could not be asked at all (no connection, a timeout): no new login needed. */
+export class ServerUnreachableError extends FlowError {}
 
 /** Sends a refresh_token grant (RFC 6749 section 6) for an entry and returns the token response. */
 export type RefreshTokens = (entry: CachedTokens & { refresh_token: string }) => Promise<TokenResponseFields>;
@@ -259,6 +273,8 @@ export interface ValidToken {
   accessToken: string;
   entry: CachedTokens;
   refreshed: boolean;
+  /** The token endpoint's answer, when this call refreshed. */
+  response?: TokenResponseFields;
 }
 
 /**
@@ -284,6 +300,14 @@ export async function refreshCached(cache: TokenCache, key: TokenCacheKey, rejec
   return refreshUnderLock(cache, key, options, (current) => current.access_token !== rejectedAccessToken);
 }
 
+/**
+ * Refreshes now and writes the new tokens back (`oauthctl refresh` on a cached login): with a server
+ * that rotates refresh tokens, the spent one must not stay in the cache (RFC 9700 section 4.14.2).
+ */
+export async function refreshCachedNow(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions): Promise<ValidToken> {
+  return refreshUnderLock(cache, key, options, () => false);
+}
+
 async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions, stillGood: (entry: CachedTokens) => boolean): Promise<ValidToken> {
   const path = cacheFilePath(cache, key);
   return withFileLock(path, async () => {
@@ -299,8 +323,11 @@ async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: 
     try {
       response = await options.refresh({ ...entry, refresh_token: refreshToken });
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const message = err instanceof Error ? err.message : String(err);
-      throw new FlowError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, loginHint(key));
+      // Only a refused refresh needs a new login; a server that did not answer may take it later.
+      const hint = err instanceof ServerUnreachableError ? `the tokens are still cached; ${err.hint ?? 'try again when the server is reachable'}` : loginHint(key);
+      throw new FlowError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, hint);
     }
     const next = cacheEntryFrom(response, entrySource(entry), cache.now(), entry.profile);
     // RFC 6749 section 6: the server may keep the refresh token (and scope); keep what it did not replace.
@@ -308,7 +335,7 @@ async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: 
     if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
     if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
     await writeEntry(path, next);
-    return { accessToken: next.access_token, entry: next, refreshed: true };
+    return { accessToken: next.access_token, entry: next, refreshed: true, response };
   });
 }
 

@@ -66,7 +66,7 @@ describe('table', () => {
     const plain = formatAuditTable(report, false);
     expect(plain.split('\n')[0]).toBe('PROBE  STATUS  RFC              DETAIL');
     expect(plain).toContain('state  FAIL    RFC 6749 §4.1.2  sent "a<b&c", got back "a"');
-    expect(plain.trimEnd().split('\n').pop()).toBe('1 passed, 1 failed, 1 warnings, 1 skipped');
+    expect(plain.trimEnd().split('\n').pop()).toBe('1 passed, 1 failed, 1 warning, 1 skipped');
     expect(plain).not.toContain('\u001b[');
     expect(formatAuditTable(report, true)).toContain('\u001b[');
   });

@@ -103,6 +103,25 @@ describe('oauthctl call', () => {
     }
   });
 
+  it('-H with a repeated name sends every value, as curl does', async () => {
+    let raw: string[] = [];
+    const server = createServer((req, res) => {
+      raw = req.rawHeaders;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/items`;
+      const result = await runCli(['call', url, '--token', 'tok', '-H', 'X-Tag: a', '-H', 'Accept: text/plain', '-H', 'x-tag: b', '-H', 'X-Tag: c']);
+      expect(result.code).toBe(0);
+      const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
+      expect(values('x-tag')).toEqual(['a', 'b', 'c']);
+      expect(values('accept')).toEqual(['text/plain']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('rejects a malformed header and a bad URL with exit 2', async () => {
     const header = await runCli(['call', `${mock.baseUrl}/photos`, '--token', 't', '-H', 'no colon here']);
     expect(header.code).toBe(2);
@@ -129,7 +148,7 @@ describe('oauthctl call', () => {
       expect(result.stderr).toMatch(/answered 401; refreshing/);
       const status = await runCli(['status', '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env });
       expect(status.code).toBe(0);
-      expect(status.stderr).toMatch(/^Logged in: client photo-cli at http:\/\/127\.0\.0\.1:\d+\/token\n/);
+      expect(status.stderr).toMatch(/^Logged in: client photo-cli at http:\/\/127\.0\.0\.1:\d+\/token as alice\n/);
       const token = await runCli(['token', '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env });
       expect(token.stdout.trim()).not.toBe(first.access_token);
     } finally {

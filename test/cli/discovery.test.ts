@@ -56,7 +56,7 @@ describe('discovery', () => {
 
     as.reset();
     as.documents.set('/.well-known/oauth-authorization-server/p', { body: metadata(issuer, { require_pkce: true }) });
-    const none = await login(issuer);
+    const none = await login(issuer, ['--no-pkce']);
     expect(none.stderr).toMatch(/warning: the server requires PKCE/);
   });
 

@@ -34,14 +34,16 @@ describe('parseFlowOptions', () => {
     // An explicit `none` ignores a secret in the environment.
     expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c', authMethod: 'none' }, { OAUTHCTL_CLIENT_SECRET: 'e' }).clientSecret).toBeUndefined();
   });
-  it('PKCE: --pkce draws a verifier; --code-verifier and --code-challenge-method imply PKCE', () => {
+  it('PKCE: on by default (S256, RFC 9700 section 2.1.1), --no-pkce sends none; --code-verifier and --code-challenge-method set it', () => {
     const fresh = parseFlowOptions({ authUrl: 'https://as', clientId: 'c', pkce: true }).pkce;
     expect(fresh?.codeVerifier).toHaveLength(64);
     expect(fresh?.codeChallenge).toBe(calculateCodeChallenge(fresh?.codeVerifier ?? ''));
     expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c', codeChallengeMethod: 'plain' }).pkce?.codeChallengeMethod).toBe('plain');
     const v = 'x'.repeat(43);
     expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c', codeVerifier: v }).pkce?.codeVerifier).toBe(v);
-    expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c' }).pkce).toBeUndefined();
+    expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c' }).pkce?.codeChallengeMethod).toBe('S256');
+    expect(parseFlowOptions({ authUrl: 'https://as', clientId: 'c', pkce: false }).pkce).toBeUndefined();
+    expect(() => parseFlowOptions({ authUrl: 'https://as', clientId: 'c', pkce: false, codeVerifier: v })).toThrow(/--no-pkce cannot go with/);
   });
   it('merges repeated and plus-separated scopes; adds a nonce for openid', () => {
     const p = parseFlowOptions({ authUrl: 'https://as', clientId: 'c', scope: ['openid+photo', 'offline_access'] });

@@ -53,7 +53,7 @@ describe('login', () => {
   });
 
   it('client_secret_basic form-encodes id and secret, and keeps client_id out of the body', async () => {
-    const r = await login(['--client-id', 'my client:1', '--client-secret', 'se cret:+&%']);
+    const r = await login(['--client-id', 'my client:1', '--client-secret', 'se cret:+&%', '--no-pkce']);
     expect(r.code).toBe(0);
     const [token] = as.to('/token');
     expect(basicOf(token?.headers.authorization)).toBe('my+client%3A1:se+cret%3A%2B%26%25');

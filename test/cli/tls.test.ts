@@ -66,6 +66,17 @@ describe('TLS', () => {
     expect(r.stderr).toMatch(/oauthctl: error: TLS certificate of https:\/\/127\.0\.0\.1:\d+\/token not trusted.*NODE_EXTRA_CA_CERTS/);
   });
 
+  it('a certificate for another name says so, and does not send the user to add a CA', async ({ skip }) => {
+    if (!haveOpenssl) skip();
+    const byName = tokenEndpoint.replace('127.0.0.1', 'localhost');
+    const r = await runCli(['refresh', '--refresh-token', 'r', '--token-endpoint', byName, '--client-id', 'c', '--json'], { env: { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n').pop()).toMatch(
+      /^oauthctl: error: the TLS certificate of https:\/\/localhost:\d+\/token is for another name: .*\(use the host name the certificate was issued for \(not localhost\); adding a CA does not help\)$/,
+    );
+    expect(r.stderr).not.toMatch(/NODE_EXTRA_CA_CERTS/);
+  });
+
   it('trusts a CA from NODE_EXTRA_CA_CERTS', async ({ skip }) => {
     if (!haveOpenssl) skip();
     const r = await runCli(refresh(), { env: { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') } });

@@ -42,8 +42,18 @@ describe('url', () => {
     expect(new URL(plain.url).searchParams.get('code_challenge_method')).toBe('plain');
   });
 
-  it('without --json has no code_verifier unless PKCE, and no JSON', async () => {
-    const r = await runCli([...base, '--json']);
+  it('sends an S256 code challenge by default (RFC 9700 section 2.1.1); --pkce changes nothing', async () => {
+    for (const extra of [[], ['--pkce']]) {
+      const out = JSON.parse((await runCli([...base, ...extra, '--json'])).stdout) as { url: string; code_verifier: string };
+      const q = new URL(out.url).searchParams;
+      expect(q.get('code_challenge_method')).toBe('S256');
+      expect(q.get('code_challenge')).toBe(createHash('sha256').update(out.code_verifier).digest('base64url'));
+    }
+  });
+
+  it('with --no-pkce: no code_challenge, and no code_verifier in the JSON', async () => {
+    const r = await runCli([...base, '--no-pkce', '--json']);
+    expect(new URL((JSON.parse(r.stdout) as { url: string }).url).searchParams.has('code_challenge')).toBe(false);
     expect(Object.keys(JSON.parse(r.stdout) as object)).toEqual(['url', 'state']);
   });
 

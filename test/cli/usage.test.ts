@@ -23,7 +23,7 @@ describe('bad flow options exit 2 with one line, no stack trace', () => {
     [['login', ...base, '--timeout', 'soon'], /--timeout must be a whole number/],
     [['exchange', ...base], /required option '--code <C>'/],
     [['exchange', ...base, '--code', 'x', '--pkce'], /give it with --code-verifier/],
-    [['refresh', ...base], /required option '--refresh-token <R>'/],
+    [['url', ...base, '--no-pkce', '--code-verifier', 'a'.repeat(43)], /--no-pkce cannot go with --code-verifier/],
   ])('%j', async (args, message) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);
@@ -31,6 +31,22 @@ describe('bad flow options exit 2 with one line, no stack trace', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^oauthctl: error: /);
+    expect(lines[0]).toMatch(message);
+  });
+});
+
+describe('mistyped commands and options: one line with the suggestion, exit 2', () => {
+  it.each([
+    [['profile', 'ad', 'x'], /^oauthctl: error: unknown command 'ad' \(did you mean add\?\)/],
+    [['profile', 'rmove', 'x'], /^oauthctl: error: unknown command 'rmove' \(did you mean remove\?\)/],
+    [['logn'], /^oauthctl: error: unknown command 'logn' \(did you mean login\?\)/],
+    [['login', '--scpe', 'x'], /^oauthctl: error: unknown option '--scpe' \(did you mean --scope\?\)/],
+    [['pkce', '--length', 'abc'], /^oauthctl: error: --length must be a whole number from 43 to 128 \(RFC 7636 section 4\.1\), got "abc"$/],
+  ])('%j', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);
   });
 });

@@ -132,6 +132,20 @@ describe('decode', () => {
     expect(other.stdout).toMatch(/✗ signature: no key from .* matches kid/);
   });
 
+  it('--verify says which clock tolerance it applied; --clock-tolerance SECONDS changes it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const justExpired = await signOwn({ sub: 'x', exp: now - 90, iat: now - 3600 });
+    const strict = await runCli(['decode', justExpired, '--verify', '--jwks-url', jwksUrl], {});
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('exp, nbf and iat checked with 60 s of clock tolerance (--clock-tolerance SECONDS to change)');
+    const lenient = await runCli(['decode', justExpired, '--verify', '--jwks-url', jwksUrl, '--clock-tolerance', '300', '--json'], {});
+    expect(lenient.code).toBe(0);
+    expect(JSON.parse(lenient.stdout).verification).toMatchObject({ ok: true, clock_tolerance: 300 });
+    const bad = await runCli(['decode', justExpired, '--verify', '--clock-tolerance', 'soon'], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--clock-tolerance must be a whole number from 0 to 86400/);
+  });
+
   it('--verify without iss and without --jwks-url is a usage error', async () => {
     const token = await signOwn({ sub: 'x' });
     const r = await runCli(['decode', token, '--verify'], {});

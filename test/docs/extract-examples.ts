@@ -1,0 +1,63 @@
+/** A group of examples that run in order in one HOME: a README code block, or one command's --help. */
+export interface ExampleBlock {
+  /** Where it comes from: `README.md:123` or `oauthctl login --help`. */
+  source: string;
+  examples: string[];
+  /** A CI workflow (YAML) rather than shell: its steps take env and secrets from the workflow. */
+  workflow?: boolean;
+}
+
+/** Lines ending in a backslash continue on the next one, as in a shell. */
+function joinContinuations(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let pending = '';
+  for (const line of lines) {
+    if (/\\\s*$/.test(line)) {
+      pending += `${line.replace(/\\\s*$/, '').trimEnd()} `;
+      continue;
+    }
+    out.push(pending + (pending ? line.trim() : line));
+    pending = '';
+  }
+  if (pending) out.push(pending.trimEnd());
+  return out;
+}
+
+/** A shell line that runs oauthctl: `oauthctl ...`, `VAR=x oauthctl ...`, `npx oauthctl`, `$(oauthctl ...)`, a pipe into it. */
+export function runsOauthctl(line: string): boolean {
+  const trimmed = line.trim();
+  if (trimmed === '' || trimmed.startsWith('#')) return false;
+  return /(^|[\s;|&(`"]|\$\()(npx )?oauthctl\s/.test(trimmed.replace(/#.*$/, ''));
+}
+
+/** The README's shell code blocks (sh, bash, console, shell), each with the lines that run oauthctl. */
+export function extractReadmeBlocks(readme: string): ExampleBlock[] {
+  const blocks: ExampleBlock[] = [];
+  const lines = readme.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(sh|bash|shell|console|ya?ml)\s*$/.exec(lines[i] ?? '');
+    if (!open) continue;
+    const workflow = open[1]!.startsWith('y');
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
+    const body = lines.slice(start, end).map((l) => (workflow ? l.trim() : l.replace(/^\$ /, '')));
+    const examples = joinContinuations(body).filter((l) => (workflow ? l.startsWith('oauthctl ') : runsOauthctl(l)));
+    if (examples.length > 0) blocks.push({ source: `README.md:${start}${workflow ? ' (CI workflow)' : ''}`, examples, ...(workflow && { workflow }) });
+    i = end;
+  }
+  return blocks;
+}
+
+/** The `$ oauthctl ...` lines under "Examples:" of a --help text. */
+export function extractHelpExamples(source: string, help: string): ExampleBlock[] {
+  const at = help.indexOf('\nExamples:\n');
+  if (at < 0) return [];
+  const lines: string[] = [];
+  for (const line of help.slice(at + '\nExamples:\n'.length).split('\n')) {
+    if (line.trim() === '') break;
+    lines.push(line.replace(/^\s*\$ /, ''));
+  }
+  const examples = joinContinuations(lines).filter(runsOauthctl);
+  return examples.length > 0 ? [{ source, examples }] : [];
+}
