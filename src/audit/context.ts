@@ -9,7 +9,8 @@ import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discov
 import { parseOAuthErrorBody, type OAuthErrorFields } from '../oauth/errors.js';
 import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
 import { generateState } from '../oauth/random.js';
-import { buildTokenRequest, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
+import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
+import { buildTokenRequest, usesClientAssertion, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
 import { ProbeFailure } from './probe-errors.js';
 import type { MetadataLookup } from './metadata-lookup.js';
 
@@ -130,7 +131,13 @@ export class AuditContext {
   }
 
   get client(): ClientCredentials {
-    return { clientId: this.config.clientId, clientSecret: this.config.clientSecret, authMethod: this.config.authMethod };
+    return {
+      clientId: this.config.clientId,
+      clientSecret: this.config.clientSecret,
+      authMethod: this.config.authMethod,
+      signingKey: this.config.signingKey,
+      assertionAudience: this.config.assertionAudience,
+    };
   }
 
   get isPublicClient(): boolean {
@@ -164,10 +171,14 @@ export class AuditContext {
 
   /** Runs an authorization request through the headless agent up to the first redirect off the server. */
   async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
-    const redirectUri = params.redirectUri ?? this.redirectUri;
+    return this.walk(params.rawUrl ?? this.authorizationUrl(params), params.redirectUri ?? this.redirectUri);
+  }
+
+  /** Walks any authorization URL (a pushed request's, RFC 9126 section 4) up to the first redirect off the server. */
+  async walk(authorizationUrl: string, redirectUri: string = this.redirectUri): Promise<AuthorizeOutcome> {
     const serverOrigin = new URL(this.config.authorizationEndpoint).origin;
     const walk = this.setup.navigate ?? navigate;
-    const result = await walk(params.rawUrl ?? this.authorizationUrl(params), {
+    const result = await walk(authorizationUrl, {
       http: this.http,
       redirectUri,
       consent: 'approve',
@@ -210,10 +221,14 @@ export class AuditContext {
     return issued;
   }
 
-  /** One token request, exactly as given (client authentication from `client`), recorded. */
-  token(grant: GrantParams, client: ClientCredentials = this.client): Promise<TokenExchange> {
-    const req = buildTokenRequest(this.config.tokenEndpoint, client, grant);
-    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: req.headers, body: req.body });
+  /**
+   * One token request, exactly as given (client authentication from `client`), recorded. A client that
+   * authenticates with a JWT gets a fresh assertion unless the probe gives its own; `headers` (a DPoP proof) are added.
+   */
+  async token(grant: GrantParams, client: ClientCredentials = this.client, extra: { clientAssertion?: string; headers?: Record<string, string> } = {}): Promise<TokenExchange> {
+    const clientAssertion = extra.clientAssertion ?? (usesClientAssertion(client.authMethod) ? await this.clientAssertion(client) : undefined);
+    const req = buildTokenRequest(this.config.tokenEndpoint, client, grant, { clientAssertion });
+    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: { ...req.headers, ...extra.headers }, body: req.body });
   }
 
   /** A request to the token endpoint shaped by the probe (another method, parameters in the URL, repeated ones), recorded. */
@@ -240,10 +255,16 @@ export class AuditContext {
   }
 
   /** Redeems an issued code the way the client normally would. */
-  redeem(issued: IssuedCode, overrides: Partial<GrantParams> = {}, client?: ClientCredentials): Promise<TokenExchange> {
+  redeem(issued: IssuedCode, overrides: Partial<GrantParams> = {}, client?: ClientCredentials, extra: { clientAssertion?: string; headers?: Record<string, string> } = {}): Promise<TokenExchange> {
     const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
     for (const [k, v] of Object.entries(overrides)) grant[k] = v;
-    return this.token(grant, client);
+    return this.token(grant, client, extra);
+  }
+
+  /** A client assertion (RFC 7523) for the client, as the client would make it, with claims a probe may change. */
+  async clientAssertion(client: ClientCredentials = this.client, change: Partial<ReturnType<typeof clientAssertionClaims>> = {}): Promise<string> {
+    const audience = client.assertionAudience ?? this.issuer ?? this.config.tokenEndpoint;
+    return signClientAssertion(client, { ...clientAssertionClaims(client.clientId, audience, Math.floor(Date.now() / 1000)), ...change });
   }
 }
 

@@ -88,6 +88,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
       revocationEndpoint: config.metadata?.revocation_endpoint,
       clientId: config.clientId,
       authMethod: config.authMethod,
+      clientKeys: await (await import('../client/cached-client-keys.js')).clientKeysOf(config),
     });
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {

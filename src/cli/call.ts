@@ -45,9 +45,17 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     import('../oauth/errors.js'),
   ]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: options.timeout ? options.timeout * 1000 : httpTimeoutMs(options) });
+  const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
+  // A cached login's DPoP key (RFC 9449) and client certificate (RFC 8705): its tokens may be bound to them.
+  const bound = explicit === undefined ? await (await import('./bound-login.js')).boundLoginOf(options, io.env) : {};
+  const http = createHttpClient({
+    renderer,
+    env: io.env,
+    insecure: options.insecure,
+    timeoutMs: options.timeout ? options.timeout * 1000 : httpTimeoutMs(options),
+    clientCertificate: bound.clientCertificate,
+  });
   try {
-    const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
     let accessToken: string;
     if (explicit !== undefined) {
       accessToken = explicit;
@@ -55,7 +63,8 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
       const { accessTokenFromCache } = await import('../client/cached-login.js');
       accessToken = (await accessTokenFromCache(options, { http, env: io.env })).accessToken;
     }
-    const send = (token: string) => http.request(url, { method, headers: { ...headers, authorization: `Bearer ${token}` }, ...(body !== undefined && { body }) });
+    const { sendWithAccessToken } = await import('../client/resource-request.js');
+    const send = (token: string) => sendWithAccessToken(http, url, { method, headers, ...(body !== undefined && { body }) }, token, bound.dpop, renderer);
 
     let response = await send(accessToken);
     if (response.status === 401 && explicit === undefined) {
@@ -70,7 +79,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     io.stdout.write(escapeForStream(io.stdout, formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true)));
     if (response.status < 400) return 0;
 
-    const challenge = bearerError(response.headers['www-authenticate']);
+    const challenge = bearerError(response.headers['www-authenticate'], bound.dpop ? 'DPoP' : 'Bearer');
     if (challenge?.error) {
       const meaning = explainOAuthError(challenge.error);
       const detail = formatOAuthError({ error: challenge.error, ...(challenge.error_description !== undefined && { error_description: challenge.error_description }) });

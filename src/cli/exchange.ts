@@ -40,12 +40,17 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     renderer.info(
       `POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`,
     );
-    const tokens = await requestToken(http, config, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: config.redirectUri,
-      code_verifier: config.pkce?.codeVerifier,
-    });
+    const tokens = await requestToken(
+      http,
+      config,
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: config.redirectUri,
+        code_verifier: config.pkce?.codeVerifier,
+      },
+      { renderer },
+    );
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
     // A saved flow is a whole login: check its ID token against the saved nonce and cache the tokens.

@@ -4,15 +4,16 @@ import { AUTHORIZATION_REQUEST_PARAMS } from '../oauth/authorization-request.js'
 import { calculateCodeChallenge, codeVerifierProblem, generateCodeVerifier, type CodeChallengeMethod } from '../oauth/pkce.js';
 import { generateState, randomToken } from '../oauth/random.js';
 import { isValidScopeToken, parseScope } from '../oauth/scope.js';
-import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from '../oauth/token-request.js';
+import { CLIENT_AUTH_METHODS, usesClientSecret, type ClientAuthMethod } from '../oauth/token-request.js';
 import type { FlowConfig, PkceParams } from '../client/flow-config.js';
 import { collect, parseHttpUrl } from './command.js';
 import { addHttpTimeoutOption } from './http-timeout.js';
+import { addSecuredFlowOptions, parseSecuredFlowOptions, type SecuredFlowOptionsInput, type SecuredFlowSettings } from './secured-flow-options.js';
 
 export type { FlowConfig, PkceParams } from '../client/flow-config.js';
 
 /** The flow options as commander gives them (no defaults, so a profile can be merged under them). */
-export interface FlowOptionsInput {
+export interface FlowOptionsInput extends SecuredFlowOptionsInput {
   authUrl?: string | undefined;
   issuer?: string | undefined;
   authorizationEndpoint?: string | undefined;
@@ -50,14 +51,19 @@ export const CLIENT_SECRET_ENV = 'OAUTHCTL_CLIENT_SECRET';
 
 /** Adds the contract's flow options (url, login, exchange, refresh, and others that run a flow). */
 export function addFlowOptions(cmd: Command): Command {
-  return addHttpTimeoutOption(cmd)
+  addHttpTimeoutOption(cmd)
     .option('--auth-url <URL>', 'authorization server base: {auth_url}/authorize and {auth_url}/token')
     .option('--issuer <URL>', 'discover the endpoints from the issuer metadata (RFC 8414, then OpenID Connect discovery)')
     .option('--authorization-endpoint <URL>', 'override the authorization endpoint')
     .option('--token-endpoint <URL>', 'override the token endpoint')
     .option('--client-id <ID>', 'client identifier (required)')
     .option('--client-secret <S>', `client secret of a confidential client (also ${CLIENT_SECRET_ENV})`)
-    .addOption(new Option('--auth-method <M>', 'token endpoint authentication: client_secret_basic (default with a secret), client_secret_post, none (default without)').choices(CLIENT_AUTH_METHODS))
+    .addOption(
+      new Option(
+        '--auth-method <M>',
+        'token endpoint authentication: client_secret_basic (default with a secret), client_secret_post, none (default without), private_key_jwt, client_secret_jwt, tls_client_auth, self_signed_tls_client_auth',
+      ).choices(CLIENT_AUTH_METHODS),
+    )
     .option('--redirect-uri <URL>', `redirect URI (default ${DEFAULT_REDIRECT_URI} on a free port)`)
     .option('--scope <S>', 'scope, space- or plus-separated; repeatable', collect)
     .option('--state <S>', 'state value (default: 128 random bits)')
@@ -73,7 +79,8 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--introspection-endpoint <URL>', 'override the introspection endpoint (RFC 7662)')
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
     .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
-    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
+    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)');
+  return addSecuredFlowOptions(cmd)
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }
@@ -84,6 +91,8 @@ export interface ParsedFlowOptions extends Omit<FlowConfig, 'authorizationEndpoi
   tokenEndpoint?: string;
   /** Set when the endpoints are to be discovered from this issuer. */
   discover: boolean;
+  /** PAR, DPoP, JAR, resources, keys: checked here, loaded by the pipeline (resolveSecuredSettings). */
+  secured: SecuredFlowSettings;
 }
 
 /**
@@ -114,12 +123,13 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   const envSecret = env[CLIENT_SECRET_ENV];
   const clientSecret = secretFromFlag ?? (envSecret !== undefined && envSecret !== '' ? envSecret : undefined);
   const authMethod = parseAuthMethod(raw.authMethod, clientSecret !== undefined);
-  if (authMethod !== 'none' && clientSecret === undefined) {
+  if (usesClientSecret(authMethod) && clientSecret === undefined) {
     throw new UsageError(`--auth-method ${authMethod} needs a client secret`, `give --client-secret or set ${CLIENT_SECRET_ENV}, or use --auth-method none for a public client`);
   }
-  if (authMethod === 'none' && secretFromFlag !== undefined) {
-    throw new UsageError('--auth-method none sends no client secret, but --client-secret was given', 'drop one of them');
+  if (!usesClientSecret(authMethod) && secretFromFlag !== undefined) {
+    throw new UsageError(`--auth-method ${authMethod} sends no client secret, but --client-secret was given`, 'drop one of them');
   }
+  const secured = parseSecuredFlowOptions(raw, authMethod);
 
   const redirectUri = checkRedirectUri(raw.redirectUri ?? DEFAULT_REDIRECT_URI);
   const scopes = parseScope(raw.scope ?? []);
@@ -146,14 +156,14 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
     if (value !== undefined) endpoints[field] = parseHttpUrl(flag)(value);
   }
 
-  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints };
+  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints, secured };
   if (raw.verifyIdToken === false) out.acceptUnverifiedIdToken = true;
   if (authUrl !== undefined) out.authUrl = authUrl.replace(/\/+$/, '');
   if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;
   if (tokenEndpoint !== undefined) out.tokenEndpoint = tokenEndpoint;
   if (issuer !== undefined) out.issuer = issuer;
-  if (authMethod !== 'none' && clientSecret !== undefined) out.clientSecret = clientSecret;
-  if (authMethod !== 'none' && secretFromFlag === undefined && clientSecret !== undefined) out.clientSecretFromEnv = true;
+  if (usesClientSecret(authMethod) && clientSecret !== undefined) out.clientSecret = clientSecret;
+  if (usesClientSecret(authMethod) && secretFromFlag === undefined && clientSecret !== undefined) out.clientSecretFromEnv = true;
   if (pkce) out.pkce = pkce;
   return out;
 }

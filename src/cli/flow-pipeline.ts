@@ -27,7 +27,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
   // 4. on a terminal only, the user is asked for what is still missing; 5. parse; 6. discovery.
   const raw = await promptForMissingOptions(await applyProfile(given, io, ctx.renderer), io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
   const parsed = parseFlowOptions(raw, io.env);
-  const { discover, ...settings } = parsed;
+  const { discover, secured, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
   if (discover && parsed.issuer !== undefined) {
     const { discoverMetadata } = await import('../client/endpoints.js');
@@ -50,6 +50,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
     }
     if (m.authorization_response_iss_parameter_supported) ctx.renderer.info('the server sends iss in the redirect (RFC 9207); it will be checked');
   }
+  await (await import('./secured-flow-options.js')).resolveSecuredSettings(secured, config);
   const needs = ctx.needs ?? 'both';
   if (needs !== 'token' && config.authorizationEndpoint === '') {
     throw new UsageError('no authorization endpoint known', 'give --authorization-endpoint, --auth-url or --issuer');
@@ -75,9 +76,14 @@ export async function applyProfile<T extends FlowOptionsInput>(raw: T, io: IO, r
 }
 
 /** The renderer and HTTP client a flow command runs with, from its common options. */
-export async function createFlowRuntime(options: CommonOptions & HttpTimeoutOption & { insecure?: boolean | undefined }, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
-  const [{ createRenderer }, { createHttpClient }] = await Promise.all([import('../output/render.js'), import('../client/http.js')]);
+export async function createFlowRuntime(
+  options: CommonOptions & HttpTimeoutOption & { insecure?: boolean | undefined; tlsCert?: string | undefined; tlsKey?: string | undefined },
+  io: IO,
+): Promise<{ renderer: Renderer; http: HttpClient }> {
+  const [{ createRenderer }, { createHttpClient }, { readClientCertificate }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('../client/keys.js')]);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
-  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options) });
+  // Mutual TLS (RFC 8705): the certificate is part of every connection the HTTP client opens.
+  const clientCertificate = await readClientCertificate(options.tlsCert, options.tlsKey);
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
   return { renderer, http };
 }

@@ -58,7 +58,7 @@ async function refreshGiven(options: RefreshOptions, refreshToken: string, io: I
   const scope = config.scopes.length > 0 ? formatScope(config.scopes) : undefined;
   renderer.step('Token request');
   renderer.info(`POST ${config.tokenEndpoint} (grant_type=refresh_token${scope ? `, scope=${scope}` : ''}, client authentication: ${config.authMethod})`);
-  const send = () => requestToken(http, config, { grant_type: 'refresh_token', refresh_token: refreshToken, scope });
+  const send = () => requestToken(http, config, { grant_type: 'refresh_token', refresh_token: refreshToken, scope }, { renderer });
   const cache = openTokenCache(io.env);
   const profile = selectedProfileName(options.profile, io.env);
   const key = profile !== undefined ? { profile } : { issuer: serverOf(config), clientId: config.clientId };

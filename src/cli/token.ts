@@ -21,7 +21,9 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
     import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+  // A refresh of a mutual-TLS login presents the client certificate again (RFC 8705).
+  const { clientCertificate } = await (await import('./bound-login.js')).boundLoginOf(options, io.env);
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options), clientCertificate });
   try {
     const cache = openTokenCache(io.env, now ? { now } : {});
     const result = await accessTokenFromCache(options, { http, env: io.env, cache });
@@ -31,6 +33,7 @@ export async function runToken(options: TokenOptions, io: IO, now?: () => number
       printJson(io, {
         access_token: result.accessToken,
         token_type: e.token_type,
+        ...(e.client_keys?.dpop_jwk !== undefined && { dpop_jkt: await (await import('../client/keys.js')).importDpopKey(e.client_keys.dpop_jwk).then((k) => k.jkt) }),
         expires_at: e.expires_at,
         expires_in: e.expires_at !== undefined ? Math.max(0, e.expires_at - Math.floor(cache.now() / 1000)) : undefined,
         scope: e.scope,

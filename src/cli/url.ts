@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { authorizationUrlOf } from '../client/flow-config.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
@@ -22,7 +21,8 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'authorization' });
-    const url = authorizationUrlOf(config);
+    // With --par the request is pushed first and the URL carries only client_id and request_uri (RFC 9126 section 4).
+    const url = await (await import('../client/pushed-authorization.js')).prepareAuthorizationUrl(http, config, config.redirectUri, renderer);
     if (options.save !== undefined) {
       await (await import('./split-flow.js')).saveFlow(options.save, config, url);
       renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-url 'URL'`);

@@ -1,5 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
-import type { ClientAuthMethod } from '../oauth/token-request.js';
+import { usesClientSecret, type ClientAuthMethod } from '../oauth/token-request.js';
 import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from '../store/config-store.js';
 import type { HttpClient } from './http.js';
 import type { Env } from '../store/paths.js';
@@ -81,7 +81,7 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
     let clientSecret: string | undefined;
-    if (authMethod !== 'none') {
+    if (usesClientSecret(authMethod)) {
       clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
       if (clientSecret === undefined && entry.profile !== undefined) {
         const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
@@ -91,6 +91,8 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
         throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
       }
     }
+    // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key; RFC 7523: a fresh assertion.
+    const { dpopSessionOf, assertionKeysOf } = await import('./cached-client-keys.js');
     try {
       return await requestToken(
         http,
@@ -100,6 +102,8 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
           clientSecret,
           authMethod,
           clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
+          dpop: await dpopSessionOf(entry),
+          ...(await assertionKeysOf(entry)),
         },
         { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
       );

@@ -1,12 +1,54 @@
-import { buildAuthenticatedRequest, type ClientCredentials } from '../oauth/token-request.js';
+import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
+import { decodeJwtUnverified } from '../oauth/jwt.js';
+import { buildAuthenticatedRequest, usesClientAssertion, type ClientCredentials, type FormParams } from '../oauth/token-request.js';
+import type { Renderer } from '../output/render.js';
+import { asksForDpopNonce, describeDpopProof, type DpopSession } from './dpop.js';
 import type { HttpClient, HttpResponse } from './http.js';
+
+/** What an authenticated POST may carry besides the client's authentication. */
+export interface AuthenticatedPostOptions {
+  /** RFC 9449: a DPoP proof on the request, and one retry when the server asks for a nonce (section 8). */
+  dpop?: DpopSession | undefined;
+  /** Narration of the client assertion's claims and the DPoP proof (keys and signatures redacted). */
+  renderer?: Renderer | undefined;
+}
 
 /**
  * One POST of form parameters to an endpoint where the client authenticates (token, PAR, device
  * authorization, introspection, revocation). Every such request of the client goes through here, so
- * that a client authentication method (or a proof the request carries) is added in one place.
+ * that a client authentication method (or a proof the request carries) is added in one place: a client
+ * assertion (RFC 7523) is made afresh for each request, a DPoP proof (RFC 9449) too.
  */
-export async function postAuthenticated(http: HttpClient, client: ClientCredentials, endpoint: string, params: Record<string, string | undefined>): Promise<HttpResponse> {
-  const req = buildAuthenticatedRequest(endpoint, client, params);
-  return http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+export async function postAuthenticated(http: HttpClient, client: ClientCredentials, endpoint: string, params: FormParams, options: AuthenticatedPostOptions = {}): Promise<HttpResponse> {
+  const send = async (): Promise<HttpResponse> => {
+    const clientAssertion = await assertionFor(client, endpoint, options.renderer);
+    const req = buildAuthenticatedRequest(endpoint, client, params, { clientAssertion });
+    if (options.dpop) {
+      const proof = await options.dpop.proof(req.method, req.url);
+      options.renderer?.info(`DPoP proof: ${describeDpopProof(proof, options.dpop.key, options.renderer.showSecrets)}`);
+      req.headers.dpop = proof;
+    }
+    return http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
+  };
+  const res = await send();
+  if (!options.dpop) return res;
+  options.dpop.rememberNonce(endpoint, res);
+  if (!asksForDpopNonce(res)) return res;
+  // RFC 9449 section 8: the server wants its nonce in the proof; one retry with it.
+  options.renderer?.info('the server asked for a DPoP nonce (use_dpop_nonce); sending the request again with it');
+  const again = await send();
+  options.dpop.rememberNonce(endpoint, again);
+  return again;
+}
+
+/** A fresh client assertion for one request (RFC 7523 section 3): aud the issuer by default, else the endpoint. */
+async function assertionFor(client: ClientCredentials, endpoint: string, renderer: Renderer | undefined): Promise<string | undefined> {
+  if (!usesClientAssertion(client.authMethod)) return undefined;
+  const claims = clientAssertionClaims(client.clientId, client.assertionAudience ?? endpoint, Math.floor(Date.now() / 1000));
+  const assertion = await signClientAssertion(client, claims);
+  if (renderer) {
+    const header = decodeJwtUnverified(assertion)?.header ?? {};
+    renderer.info(`client assertion (${client.authMethod}): header ${JSON.stringify(header)} claims ${JSON.stringify(claims)}`);
+  }
+  return assertion;
 }

@@ -1,7 +1,8 @@
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
 import type { CodeChallengeMethod } from '../oauth/pkce.js';
-import type { ClientAuthMethod } from '../oauth/token-request.js';
+import type { ClientAuthMethod, ClientSigningKey } from '../oauth/token-request.js';
+import type { DpopSession } from './dpop.js';
 
 export interface PkceParams {
   codeVerifier: string;
@@ -35,6 +36,20 @@ export interface FlowConfig {
   acceptUnverifiedIdToken?: boolean;
   /** `--param k=v`, plus a nonce when openid is in scope (OpenID Connect Core section 3.1.2.1). */
   extraParams: Record<string, string>;
+  /** --par: push the authorization request first (RFC 9126); also on when the metadata requires it. */
+  par?: boolean | undefined;
+  /** --jar: the authorization request as a signed request object (RFC 9101). */
+  jar?: boolean | undefined;
+  /** --resource, repeatable (RFC 8707), on the authorization and token requests. */
+  resources?: string[] | undefined;
+  /** --dpop: the key proofs are signed with, and the servers' nonces (RFC 9449). */
+  dpop?: DpopSession | undefined;
+  /** --signing-key: for private_key_jwt (RFC 7523) and --jar. */
+  signingKey?: ClientSigningKey | undefined;
+  /** The `aud` of client assertions: the issuer unless --client-assertion-audience says otherwise. */
+  assertionAudience?: string | undefined;
+  /** --tls-cert and --tls-key (RFC 8705): the files, kept with cached logins so that `call` presents them again. */
+  tlsClientCertificate?: { certFile: string; keyFile: string } | undefined;
 }
 
 /** The authorization request URL (RFC 6749 section 4.1.1) of a flow; `redirectUri` as the listener really serves it. */
@@ -47,6 +62,7 @@ export function authorizationUrlOf(config: FlowConfig, redirectUri: string = con
     state: config.state,
     codeChallenge: config.pkce?.codeChallenge,
     codeChallengeMethod: config.pkce?.codeChallengeMethod,
-    extraParams: config.extraParams,
+    extraParams: { ...config.extraParams, ...(config.dpop && { dpop_jkt: config.dpop.key.jkt }) },
+    resources: config.resources,
   }).href;
 }

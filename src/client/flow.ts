@@ -6,7 +6,7 @@ import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
 import { narrateTokenResponse } from '../output/tokens.js';
-import { authorizationUrlOf, type FlowConfig } from './flow-config.js';
+import type { FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
 import { startSpinner } from '../output/spinner.js';
@@ -44,10 +44,12 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
   const { config, renderer } = options;
   const receiver = await (options.receiveRedirect ?? listenOnRedirectUri)(config);
   try {
-    const authorizationUrl = authorizationUrlOf(config, receiver.redirectUri);
+    const { prepareAuthorizationUrl } = await import('./pushed-authorization.js');
+    const authorizationUrl = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
 
     renderer.step('Authorization request');
     renderer.info(`GET ${config.authorizationEndpoint}`);
+    if (config.dpop) renderer.info(`DPoP key thumbprint (dpop_jkt): ${config.dpop.key.jkt}`);
     for (const [name, value] of new URL(authorizationUrl).searchParams) renderer.info(`  ${name}=${value}`);
     if (config.pkce) renderer.info(`code_verifier (kept for the token request): ${redactParams({ code_verifier: config.pkce.codeVerifier }, renderer.showSecrets).code_verifier}`);
 
@@ -60,13 +62,20 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     renderer.ok(`state matches${response.iss !== undefined && config.issuer !== undefined ? `; iss matches ${response.iss}` : ''}`);
 
     renderer.step('Token request');
-    renderer.info(`POST ${config.tokenEndpoint} (grant_type=authorization_code, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`);
-    const tokenResponse = await requestToken(options.http, config, {
-      grant_type: 'authorization_code',
-      code: response.code,
-      redirect_uri: receiver.redirectUri,
-      code_verifier: config.pkce?.codeVerifier,
-    });
+    renderer.info(
+      `POST ${config.tokenEndpoint} (grant_type=authorization_code, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''}${config.dpop ? ', with a DPoP proof' : ''})`,
+    );
+    const tokenResponse = await requestToken(
+      options.http,
+      config,
+      {
+        grant_type: 'authorization_code',
+        code: response.code,
+        redirect_uri: receiver.redirectUri,
+        code_verifier: config.pkce?.codeVerifier,
+      },
+      { renderer },
+    );
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokenResponse);
     return { tokenResponse, authorizationUrl, redirectUri: receiver.redirectUri, capture };

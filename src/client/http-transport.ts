@@ -34,13 +34,13 @@ export class ResponseTooLarge extends Error {
  * load than undici, which a short command pays for on every run. Extra CAs from NODE_EXTRA_CA_CERTS
  * are in Node's default trust store already.
  */
-export function createNodeTransport(options: { insecure?: boolean | undefined }): Transport {
+export function createNodeTransport(options: { insecure?: boolean | undefined; clientCertificate?: { cert: string; key: string } | undefined }): Transport {
   const agents: { http: Agent; https?: Agent } = { http: new Agent({ keepAlive: true }) };
 
   async function requester(url: URL): Promise<{ request: typeof httpRequest; agent: Agent }> {
     if (url.protocol !== 'https:') return { request: httpRequest, agent: agents.http };
     const https = await import('node:https');
-    agents.https ??= new https.Agent({ keepAlive: true, rejectUnauthorized: options.insecure !== true });
+    agents.https ??= new https.Agent({ keepAlive: true, rejectUnauthorized: options.insecure !== true, ...options.clientCertificate });
     return { request: https.request, agent: agents.https };
   }
 

@@ -11,15 +11,17 @@ export interface ProxySettings {
  * Through a proxy: undici's EnvHttpProxyAgent (HTTPS_PROXY / HTTP_PROXY / NO_PROXY as given). Loaded
  * only when a proxy is set, since loading undici costs more than a short command's whole request.
  */
-export function createUndiciTransport(options: { insecure?: boolean | undefined; proxy: ProxySettings; timeoutMs: number }): Transport {
-  const tls = options.insecure ? { rejectUnauthorized: false } : {};
+export function createUndiciTransport(options: { insecure?: boolean | undefined; clientCertificate?: { cert: string; key: string } | undefined; proxy: ProxySettings; timeoutMs: number }): Transport {
+  const verify = options.insecure ? { rejectUnauthorized: false } : {};
+  // Mutual TLS (RFC 8705): the client certificate goes to the server, never to the proxy.
+  const tls = { ...verify, ...options.clientCertificate };
   const dispatcher: Dispatcher = new EnvHttpProxyAgent({
     ...options.proxy,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     connect: { ...tls, timeout: options.timeoutMs },
     requestTls: tls,
-    proxyTls: tls,
+    proxyTls: verify,
   } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
 
   async function send(req: TransportRequest): Promise<TransportResponse> {

@@ -17,6 +17,8 @@ export interface HttpClientOptions {
   renderer?: Renderer | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (the command's io.env); default process.env. */
   env?: NodeJS.ProcessEnv | undefined;
+  /** Mutual TLS (RFC 8705): the client certificate and its private key, PEM, presented when a server asks. */
+  clientCertificate?: { cert: string; key: string } | undefined;
 }
 
 export interface HttpRequestOptions {
@@ -63,8 +65,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const transportOf = (): Promise<Transport> =>
     (transport ??=
       proxy.httpProxy === '' && proxy.httpsProxy === ''
-        ? Promise.resolve(createNodeTransport({ insecure: options.insecure }))
-        : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, proxy, timeoutMs })));
+        ? Promise.resolve(createNodeTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate }))
+        : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate, proxy, timeoutMs })));
 
   async function request(target: string | URL, req: HttpRequestOptions = {}): Promise<HttpResponse> {
     const url = String(target);

@@ -1,6 +1,8 @@
 import { FlowError } from '../errors.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import { parseTokenResponse, TokenResponseError, type ClientCredentials, type GrantParams, type TokenResponse } from '../oauth/token-request.js';
+import type { Renderer } from '../output/render.js';
+import type { DpopSession } from './dpop.js';
 import { postAuthenticated } from './endpoint-request.js';
 import type { HttpClient } from './http.js';
 
@@ -9,6 +11,10 @@ export interface TokenEndpointConfig extends ClientCredentials {
   tokenEndpoint: string;
   /** The secret came from OAUTHCTL_CLIENT_SECRET: a failed client authentication says so. */
   clientSecretFromEnv?: boolean | undefined;
+  /** RFC 8707 section 2.2: resource indicators sent with every grant that does not name its own. */
+  resources?: readonly string[] | undefined;
+  /** RFC 9449 section 5: a proof on every token request, and the answer's token_type checked. */
+  dpop?: DpopSession | undefined;
 }
 
 /** A token request that failed: the server's RFC 6749 section 5.2 error (when it sent one) is kept in `oauthError`. */
@@ -27,10 +33,16 @@ export class TokenRequestError extends FlowError {
  * One token request (RFC 6749 sections 4.1.3 and 6): POSTs the grant with the client's authentication and
  * returns the token response exactly as received. Failures are TokenRequestError (exit 1) with one line.
  */
-export async function requestToken(http: HttpClient, config: TokenEndpointConfig, grant: GrantParams): Promise<TokenResponse> {
-  const res = await postAuthenticated(http, config, config.tokenEndpoint, grant);
+export async function requestToken(http: HttpClient, config: TokenEndpointConfig, grant: GrantParams, options: { renderer?: Renderer | undefined } = {}): Promise<TokenResponse> {
+  const resources = config.resources !== undefined && config.resources.length > 0 && grant.resource === undefined ? { resource: config.resources } : {};
+  const res = await postAuthenticated(http, config, config.tokenEndpoint, { ...grant, ...resources }, { dpop: config.dpop, renderer: options.renderer });
   try {
-    return parseTokenResponse(res.status, res.headers['content-type'], res.body);
+    const tokens = parseTokenResponse(res.status, res.headers['content-type'], res.body);
+    if (config.dpop && tokens.token_type?.toLowerCase() !== 'dpop') {
+      // RFC 9449 section 5: a DPoP-bound token says token_type DPoP; anything else is a plain bearer token.
+      options.renderer?.warn(`DPoP was asked for, but the token response says token_type ${JSON.stringify(tokens.token_type ?? '(none)')}: the access token is not bound to the key`);
+    }
+    return tokens;
   } catch (err) {
     if (err instanceof OAuthError) {
       const meaning = explainOAuthError(err.error);

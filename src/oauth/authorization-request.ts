@@ -13,6 +13,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod | undefined;
   /** Extra parameters (`--param k=v`, nonce, ...), added last; they never replace the ones above. */
   extraParams?: Readonly<Record<string, string>> | undefined;
+  /** RFC 8707 section 2: resource indicators, each a `resource` parameter. */
+  resources?: readonly string[] | undefined;
 }
 
 /** Parameter names the request sets itself; `--param` may not override them. */
@@ -38,5 +40,6 @@ export function buildAuthorizationUrl(request: AuthorizationRequest): URL {
   for (const [name, value] of Object.entries(request.extraParams ?? {})) {
     if (!AUTHORIZATION_REQUEST_PARAMS.has(name)) q.set(name, value);
   }
+  for (const resource of request.resources ?? []) q.append('resource', resource);
   return url;
 }

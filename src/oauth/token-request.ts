@@ -1,14 +1,60 @@
+import type { KeyObject } from 'node:crypto';
 import { OAuthError, parseOAuthErrorBody } from './errors.js';
 
-/** RFC 6749 section 2.3 and OpenID Connect Core section 9: how the client authenticates at the token endpoint. */
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
-export const CLIENT_AUTH_METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+/**
+ * RFC 6749 section 2.3, OpenID Connect Core section 9 and RFC 7523 (JWT assertions), RFC 8705 section 2
+ * (mutual TLS): how the client authenticates at the token endpoint.
+ */
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt' | 'client_secret_jwt' | 'tls_client_auth' | 'self_signed_tls_client_auth';
+export const CLIENT_AUTH_METHODS: readonly ClientAuthMethod[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'none',
+  'private_key_jwt',
+  'client_secret_jwt',
+  'tls_client_auth',
+  'self_signed_tls_client_auth',
+];
+
+/** The methods that need the client secret (client_secret_jwt uses it as the HMAC key). */
+export function usesClientSecret(method: ClientAuthMethod): boolean {
+  return method === 'client_secret_basic' || method === 'client_secret_post' || method === 'client_secret_jwt';
+}
+
+/** RFC 7523 section 2.2: the client authenticates with a signed JWT. */
+export function usesClientAssertion(method: ClientAuthMethod): boolean {
+  return method === 'private_key_jwt' || method === 'client_secret_jwt';
+}
+
+/** RFC 8705 section 2: the client authenticates with its TLS certificate. */
+export function usesMutualTls(method: ClientAuthMethod): boolean {
+  return method === 'tls_client_auth' || method === 'self_signed_tls_client_auth';
+}
+
+/** RFC 7521 section 4.2. */
+export const CLIENT_ASSERTION_TYPE_JWT = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export interface ClientCredentials {
   clientId: string;
   clientSecret?: string | undefined;
   authMethod: ClientAuthMethod;
+  /** private_key_jwt: the key the client assertion is signed with (and a request object, RFC 9101). */
+  signingKey?: ClientSigningKey | undefined;
+  /** The `aud` of a client assertion; default the endpoint the request goes to. */
+  assertionAudience?: string | undefined;
 }
+
+/** A private key of the client, with the JWS algorithm it signs with and its key id. */
+export interface ClientSigningKey {
+  key: KeyObject;
+  alg: string;
+  kid?: string | undefined;
+  /** Where it was read from (kept with cached logins, never the key itself). */
+  file?: string | undefined;
+}
+
+/** Form parameters; a list is sent as the same name repeated (e.g. `resource`, RFC 8707 section 2). */
+export type FormParams = Record<string, string | readonly string[] | undefined>;
 
 /** Grant parameters: grant_type plus whatever it needs (code, redirect_uri, code_verifier, refresh_token, scope). */
 export type GrantParams = { grant_type: string } & Record<string, string | undefined>;
@@ -39,8 +85,8 @@ export function formUrlEncode(value: string): string {
  * credentials in the Authorization header and leaves client_id out of the body; client_secret_post
  * sends client_id and client_secret in the body; none sends client_id in the body (section 3.2.1).
  */
-export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentials, grant: GrantParams): TokenHttpRequest {
-  return buildAuthenticatedRequest(tokenEndpoint, client, grant);
+export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentials, grant: GrantParams, proof: { clientAssertion?: string | undefined } = {}): TokenHttpRequest {
+  return buildAuthenticatedRequest(tokenEndpoint, client, grant, proof);
 }
 
 /**
@@ -48,9 +94,12 @@ export function buildTokenRequest(tokenEndpoint: string, client: ClientCredentia
  * revocation RFC 7009 section 2.1, introspection RFC 7662 section 2.1, PAR RFC 9126 section 2, device
  * authorization RFC 8628 section 3.1): the one place client authentication is applied.
  */
-export function buildAuthenticatedRequest(endpoint: string, client: ClientCredentials, params: Record<string, string | undefined>): TokenHttpRequest {
+export function buildAuthenticatedRequest(endpoint: string, client: ClientCredentials, params: FormParams, proof: { clientAssertion?: string | undefined } = {}): TokenHttpRequest {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) body.set(name, value);
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string') body.set(name, value);
+    else if (value !== undefined) for (const v of value) body.append(name, v);
+  }
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',
@@ -64,7 +113,18 @@ export function buildAuthenticatedRequest(endpoint: string, client: ClientCreden
       body.set('client_secret', requireSecret(client));
       break;
     case 'none':
+    case 'tls_client_auth':
+    case 'self_signed_tls_client_auth':
+      // RFC 8705 section 2: the certificate authenticates, client_id says which client.
       body.set('client_id', client.clientId);
+      break;
+    case 'private_key_jwt':
+    case 'client_secret_jwt':
+      // RFC 7523 section 2.2; client_id is optional beside it (RFC 7521 section 4.2) and helps servers find the key.
+      if (proof.clientAssertion === undefined) throw new TypeError(`${client.authMethod} needs a client assertion`);
+      body.set('client_id', client.clientId);
+      body.set('client_assertion_type', CLIENT_ASSERTION_TYPE_JWT);
+      body.set('client_assertion', proof.clientAssertion);
       break;
   }
   return { url: endpoint, method: 'POST', headers, body: body.toString() };

@@ -67,10 +67,10 @@ export function parseWwwAuthenticate(header: string): AuthChallenge[] {
   return challenges;
 }
 
-/** The Bearer challenge's RFC 6750 error fields, if the header has one. */
-export function bearerError(header: string | undefined | null): { error?: string; error_description?: string; scope?: string; realm?: string } | undefined {
+/** The Bearer challenge's RFC 6750 error fields (or those of another scheme's, e.g. DPoP, RFC 9449 section 7.1), if the header has one. */
+export function bearerError(header: string | undefined | null, scheme = 'Bearer'): { error?: string; error_description?: string; scope?: string; realm?: string } | undefined {
   if (!header) return undefined;
-  const bearer = parseWwwAuthenticate(header).find((c) => c.scheme.toLowerCase() === 'bearer');
+  const bearer = parseWwwAuthenticate(header).find((c) => c.scheme.toLowerCase() === scheme.toLowerCase());
   if (!bearer) return undefined;
   const { error, error_description, scope, realm } = bearer.params;
   return {

@@ -13,6 +13,8 @@ export function redact(value: string, show = false): string {
 
 /** `Bearer abc` -> `Bearer [redacted 3 chars]`; keeps the scheme visible. */
 export function redactHeaderValue(name: string, value: string, show = false): string {
+  // A DPoP proof (RFC 9449) is shown without its signature: the header and claims are worth reading.
+  if (!show && name.toLowerCase() === 'dpop') return value.replace(/^([\w-]+\.[\w-]+)\.[\w-]+$/, (_, signed: string) => `${signed}.[signature redacted]`);
   if (show || !SECRET_HEADERS.has(name.toLowerCase())) return value;
   const m = /^(\w+)\s+(.*)$/.exec(value);
   if (m && name.toLowerCase().endsWith('authorization')) return `${m[1]} ${redact(m[2] ?? '')}`;

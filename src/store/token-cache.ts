@@ -28,6 +28,21 @@ export interface CachedTokens {
   expires_at?: number;
   /** Seconds since the epoch. */
   obtained_at: number;
+  /** What a refresh or a call needs beyond the tokens: the DPoP key, the paths of the key files. */
+  client_keys?: CachedClientKeys;
+}
+
+/**
+ * RFC 9449: the DPoP private key the tokens are bound to (the file is 0600); RFC 7523 and RFC 8705:
+ * where the signing key and the client certificate are, never their contents.
+ */
+export interface CachedClientKeys {
+  dpop_jwk?: Record<string, unknown>;
+  signing_key_file?: string;
+  signing_key_id?: string;
+  assertion_audience?: string;
+  tls_cert_file?: string;
+  tls_key_file?: string;
 }
 
 /** Which login a cache entry belongs to: a profile, or else the issuer (or token endpoint) and client. */
@@ -139,6 +154,7 @@ export interface TokenSource {
   revocationEndpoint?: string | undefined;
   clientId: string;
   authMethod: string;
+  clientKeys?: CachedClientKeys | undefined;
 }
 
 /** Builds the entry for a token response received at `nowMs`. */
@@ -153,6 +169,7 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
     obtained_at: now,
   };
   if (profile !== undefined) entry.profile = profile;
+  if (source.clientKeys !== undefined) entry.client_keys = source.clientKeys;
   if (source.issuer !== undefined) entry.issuer = source.issuer;
   if (source.revocationEndpoint !== undefined) entry.revocation_endpoint = source.revocationEndpoint;
   if (typeof response.token_type === 'string') entry.token_type = response.token_type;
@@ -346,6 +363,7 @@ export function entrySource(entry: CachedTokens): TokenSource {
     revocationEndpoint: entry.revocation_endpoint,
     clientId: entry.client_id,
     authMethod: entry.auth_method,
+    clientKeys: entry.client_keys,
   };
 }
 

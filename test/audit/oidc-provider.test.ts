@@ -92,6 +92,20 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       tls: 'skip',
       'token-no-store': 'pass',
       'error-format': 'pass',
+      // PAR and DPoP are on by default in oidc-provider 9; PAR is not required server-wide, and a
+      // request_uri lives 60 s, longer than the audit waits for one to expire.
+      'par-required': 'skip',
+      'par-single-use': 'pass',
+      'par-client-binding': 'pass',
+      'par-expiry': 'skip',
+      'dpop-replay': 'pass',
+      'dpop-htm-htu': 'pass',
+      'dpop-bound-as-bearer': 'pass',
+      // The client authenticates with no JWT; request objects are off by default.
+      'client-assertion-replay': 'skip',
+      'client-assertion-audience': 'skip',
+      'client-assertion-expired': 'skip',
+      'jar-unsigned': 'skip',
     });
     expect(detail['code-redirect-binding']).toMatch(/redeemed without redirect_uri/);
     expect(detail['pkce-required']).toMatch(/error=invalid_request/);
@@ -139,6 +153,18 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       tls: 'skip',
       'token-no-store': 'pass',
       'error-format': 'pass',
+      // PAR and DPoP are on by default; no JWT client authentication, no request objects.
+      'par-required': 'skip',
+      'par-single-use': 'pass',
+      'par-client-binding': 'pass',
+      'par-expiry': 'skip',
+      'dpop-replay': 'pass',
+      'dpop-htm-htu': 'pass',
+      'dpop-bound-as-bearer': 'pass',
+      'client-assertion-replay': 'skip',
+      'client-assertion-audience': 'skip',
+      'client-assertion-expired': 'skip',
+      'jar-unsigned': 'skip',
     });
     expect(detail['client-secret-wrong']).toMatch(/^HTTP 401 invalid_client \(client_secret_basic\), WWW-Authenticate: Basic/);
     expect(detail['refresh-rotation']).toMatch(/^not rotated, which RFC 9700 §4.14.2 allows for a confidential client/);

@@ -59,7 +59,7 @@ describe('parseFlowOptions', () => {
   });
   it('throws UsageError for bad values', () => {
     expect(() => parseFlowOptions({ clientId: 'c' })).toThrow(UsageError);
-    expect(() => parseFlowOptions({ authUrl: 'https://as', clientId: 'c', authMethod: 'tls_client_auth' })).toThrow(/unknown --auth-method/);
+    expect(() => parseFlowOptions({ authUrl: 'https://as', clientId: 'c', authMethod: 'client_secret_magic' })).toThrow(/unknown --auth-method/);
     expect(() => parseFlowOptions({ authUrl: 'https://as', clientId: 'c', codeChallengeMethod: 'S512' })).toThrow(/S256 or plain/);
     expect(() => parseFlowOptions({ authUrl: 'https://as', clientId: 'c', param: ['=x'] })).toThrow(/name=value/);
   });

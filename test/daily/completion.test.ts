@@ -62,7 +62,7 @@ describe('completion', () => {
     expect(bashComplete(['oauthctl', 'lo'])).toEqual(['login', 'logout']);
     expect(bashComplete(['oauthctl', 'profile', ''])).toEqual(expect.arrayContaining(['list', 'show', 'add', 'remove']));
     expect(bashComplete(['oauthctl', 'login', '--code-ch'])).toEqual(['--code-challenge-method']);
-    expect(bashComplete(['oauthctl', 'login', '--auth-method', 'client_'])).toEqual(['client_secret_basic', 'client_secret_post']);
+    expect(bashComplete(['oauthctl', 'login', '--auth-method', 'client_'])).toEqual(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
     expect(bashComplete(['oauthctl', 'token', '--profile', ''])).toEqual(['work', 'mock']);
     expect(bashComplete(['oauthctl', 'profile', 'add', 'x', '--client-secret'])).toEqual(['--client-secret', '--client-secret-env']);
   });
@@ -81,7 +81,15 @@ describe('completion', () => {
         .map((l) => l.split('\t')[0]);
     expect(complete('oauthctl lo')).toEqual(['login', 'logout']);
     expect(complete('oauthctl profile ')).toEqual(['add', 'list', 'remove', 'show']);
-    expect(complete('oauthctl login --auth-method ')).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+    expect(complete('oauthctl login --auth-method ')).toEqual([
+      'client_secret_basic',
+      'client_secret_jwt',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+      'self_signed_tls_client_auth',
+      'tls_client_auth',
+    ]);
     expect(complete('oauthctl status --profile ').sort()).toEqual(['mock', 'work']);
   });
 });

@@ -1,4 +1,15 @@
 import type { Probe } from '../types.js';
+import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
+import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
+import { clientAssertionReplayProbe } from './client-assertion-replay.js';
+import { dpopBoundAsBearerProbe } from './dpop-bound-as-bearer.js';
+import { dpopHtmHtuProbe } from './dpop-htm-htu.js';
+import { dpopReplayProbe } from './dpop-replay.js';
+import { jarUnsignedProbe } from './jar-unsigned.js';
+import { parClientBindingProbe } from './par-client-binding.js';
+import { parExpiryProbe } from './par-expiry.js';
+import { parRequiredProbe } from './par-required.js';
+import { parSingleUseProbe } from './par-single-use.js';
 import { clientSecretWrongProbe } from './client-secret-wrong.js';
 import { codeClientBindingProbe } from './code-client-binding.js';
 import { codeRedirectBindingProbe } from './code-redirect-binding.js';
@@ -50,6 +61,17 @@ export const PROBES: readonly Probe[] = [
   framingProbe,
   metadataProbe,
   jwksProbe,
+  parRequiredProbe,
+  parSingleUseProbe,
+  parClientBindingProbe,
+  parExpiryProbe,
+  dpopReplayProbe,
+  dpopHtmHtuProbe,
+  dpopBoundAsBearerProbe,
+  clientAssertionReplayProbe,
+  clientAssertionAudienceProbe,
+  clientAssertionExpiredProbe,
+  jarUnsignedProbe,
   httpsEndpointsProbe,
   tlsProbe,
   tokenNoStoreProbe,
