@@ -199,6 +199,26 @@ export class AuditContext {
     return { kind: 'redirect', url: result.url, params: toRecord(url.searchParams), via: 'query' };
   }
 
+  /**
+   * Walks a page of the server (a device verification page) as the user, with the audit's credentials
+   * and cookies, approving what it is asked; stops at a page with nothing to do, never leaving the page's origin.
+   */
+  walkPage(url: string): Promise<NavigationResult> {
+    const origin = new URL(url).origin;
+    const walk = this.setup.navigate ?? navigate;
+    return walk(url, {
+      http: this.http,
+      redirectUri: 'http://oauthctl-audit.invalid/no-redirect',
+      consent: 'approve',
+      credentials: this.setup.credentials,
+      jar: this.jar,
+      maxSteps: this.setup.maxSteps,
+      trace: this.trace,
+      showSecrets: this.setup.showSecrets,
+      stopBefore: (target) => target.origin !== origin,
+    });
+  }
+
   /** A fresh authorization code for the client (with PKCE when the client uses it). */
   async obtainCode(params: AuthorizeParams = {}): Promise<IssuedCode> {
     const pkce = params.pkce === undefined ? (this.usesPkce ? this.freshPkce() : undefined) : (params.pkce ?? undefined);

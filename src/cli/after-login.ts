@@ -21,6 +21,8 @@ export interface AfterLoginInput {
   cache?: boolean | undefined;
   /** The nonce the authorization request carried; default the config's. */
   nonce?: string | undefined;
+  /** The grant, when not a user's login: `client_credentials` (cached so that `token` asks anew instead of refreshing). */
+  grant?: string | undefined;
 }
 
 export async function afterLogin(input: AfterLoginInput): Promise<void> {
@@ -72,7 +74,7 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
 }
 
 /** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
-export async function cacheTokens({ config, tokens, renderer, io, profile }: AfterLoginInput): Promise<void> {
+export async function cacheTokens({ config, tokens, renderer, io, profile, grant }: AfterLoginInput): Promise<void> {
   const { openTokenCache, saveTokens, cacheFilePath } = await import('../store/token-cache.js');
   let name = selectedProfileName(profile, io.env);
   if (name !== undefined && !(await profileNamesThisLogin(name, config, io))) {
@@ -88,6 +90,7 @@ export async function cacheTokens({ config, tokens, renderer, io, profile }: Aft
       revocationEndpoint: config.metadata?.revocation_endpoint,
       clientId: config.clientId,
       authMethod: config.authMethod,
+      grant,
       clientKeys: await (await import('../client/cached-client-keys.js')).clientKeysOf(config),
     });
     renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);

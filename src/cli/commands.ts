@@ -29,6 +29,11 @@ export const COMMANDS: Record<string, Entry> = {
   logout: { summary: 'revoke the cached tokens (RFC 7009) and forget them', load: () => import('./logout.js') },
   listen: { summary: 'run only the loopback redirect listener and explain what arrives', load: () => import('./listen.js') },
   decode: { summary: "show a JWT's header and claims; --verify checks it against the issuer's keys", load: () => import('./decode.js') },
+  'client-credentials': { summary: 'get a token for the client itself (client credentials grant, RFC 6749 section 4.4)', load: () => import('./client-credentials.js') },
+  'token-exchange': { summary: 'exchange a token for another: delegation, impersonation, another audience (RFC 8693)', load: () => import('./token-exchange.js') },
+  introspect: { summary: 'ask the server whether a token is active and what it stands for (RFC 7662)', load: () => import('./introspect.js') },
+  userinfo: { summary: "show the user's claims from the userinfo endpoint (OpenID Connect Core 5.3)", load: () => import('./userinfo.js') },
+  revoke: { summary: 'revoke a token at the server (RFC 7009)', load: () => import('./revoke.js') },
   audit: { summary: "probe an authorization server's security properties through headless logins (CI)", load: () => import('./audit.js') },
 };
 

@@ -23,6 +23,8 @@ export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessO
   manual?: boolean;
   /** false with --no-cache: do not keep the tokens for `oauthctl token`. */
   cache?: boolean;
+  /** --device: the device authorization grant (RFC 8628) instead of the code flow. */
+  device?: boolean;
 }
 
 /** Lets callers (tests, demo, --manual) replace the user agent or the source of the redirect. */
@@ -33,6 +35,7 @@ export interface LoginDependencies {
 
 /** The whole flow: listener, browser, state check, code exchange; prints the token response. Returns the exit code. */
 export async function runLogin(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
+  if (options.device) return (await import('./login-device.js')).runDeviceLogin(options, io, (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000);
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     if (options.manual && wantsHeadless(options)) throw new UsageError('--manual and --headless cannot be used together', 'give one of them');
@@ -106,7 +109,8 @@ export function register(program: Command, io: IO): void {
     .option('--json', 'print the token response exactly as received')
     .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'))
     .option('--manual', 'no listener: print the URL, then read the URL the browser was redirected to from stdin (another machine, or a custom-scheme redirect URI)')
-    .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`');
+    .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`')
+    .option('--device', 'the device authorization grant (RFC 8628): show a code to enter at the server, then poll; no browser needed on this machine');
   addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
     .addHelpText(
@@ -117,6 +121,7 @@ Examples:
   $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid profile"
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --no-browser --json
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
+  $ oauthctl login --device --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --headless --username alice --password wonderland
   $ BROWSER=firefox oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --redirect-uri http://127.0.0.1:8765/callback
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope photo --no-pkce   # a server that rejects PKCE`,
     )

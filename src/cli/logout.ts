@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import { FlowError, UsageError } from '../errors.js';
-import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
-import { postAuthenticated } from '../client/endpoint-request.js';
-import { revocationParams, type TokenTypeHint } from '../oauth/revocation.js';
+import { revokeToken } from '../client/token-info.js';
+import type { TokenTypeHint } from '../oauth/revocation.js';
 import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
@@ -27,6 +26,10 @@ export interface LogoutResult {
   revocation_endpoint?: string;
   revoked: TokenTypeHint[];
 }
+
+const REFUSED_HINT = 'the tokens are still cached; try again, or use --no-revoke to only forget them';
+/** Not reached: the tokens may still be valid there, so they stay cached. */
+const UNREACHABLE = { what: 'the tokens', hint: 'the tokens are still cached; try again when it is up, or use --no-revoke to only forget them' };
 
 /**
  * Revokes the cached tokens (RFC 7009) where the server offers a revocation endpoint, then forgets
@@ -103,7 +106,7 @@ async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCa
         ];
         for (const [hint, token] of tokens) {
           if (token === undefined) continue;
-          await revoke(http, endpoint, client, token, hint);
+          await revokeToken(http, client, endpoint, token, hint, REFUSED_HINT, UNREACHABLE);
           renderer.ok(`${hint} revoked at ${endpoint}`);
           result.revoked.push(hint);
         }
@@ -136,7 +139,7 @@ async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions,
     // reached may still hold valid tokens, so they stay cached.
     if (!(err instanceof NoMetadataError)) {
       const message = err instanceof Error ? err.message : String(err);
-      throw new FlowError(`cannot reach the server to revoke the tokens: ${message}`, UNREACHABLE_HINT);
+      throw new FlowError(`cannot reach the server to revoke ${UNREACHABLE.what}: ${message}`, UNREACHABLE.hint);
     }
     if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${err.message}); cannot find a revocation endpoint`);
     return undefined;
@@ -154,32 +157,6 @@ async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: 
     if (secret !== undefined) return secret;
   }
   throw new UsageError(`revoking needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET, or --no-revoke to only forget the tokens');
-}
-
-const UNREACHABLE_HINT = 'the tokens are still cached; try again when it is up, or use --no-revoke to only forget them';
-
-async function revoke(
-  http: HttpClient,
-  endpoint: string,
-  client: { clientId: string; authMethod: ClientAuthMethod; clientSecret: string | undefined },
-  token: string,
-  hint: TokenTypeHint,
-): Promise<void> {
-  const res = await postAuthenticated(http, client, endpoint, revocationParams(token, hint)).catch((err: unknown) => {
-    // Not reached: the tokens may still be valid there, so they stay cached.
-    throw new FlowError(`cannot reach the server to revoke the tokens: ${err instanceof Error ? err.message : String(err)}`, UNREACHABLE_HINT);
-  });
-  // RFC 7009 section 2.2: 200 whether or not the token was valid.
-  if (res.status === 200) return;
-  let error: ReturnType<typeof parseOAuthErrorBody>;
-  try {
-    error = parseOAuthErrorBody(JSON.parse(res.body));
-  } catch {
-    error = undefined;
-  }
-  const what = error ? `${error.error}${error.error_description ? `: ${error.error_description}` : ''}` : `HTTP ${res.status}`;
-  const meaning = error ? explainOAuthError(error.error) : undefined;
-  throw new FlowError(`revoking the ${hint} failed: ${what}${meaning ? ` (${meaning})` : ''}`, 'the tokens are still cached; try again, or use --no-revoke to only forget them');
 }
 
 export function register(program: Command, io: IO): void {

@@ -12,6 +12,7 @@ import {
   ServerUnreachableError,
   type CachedTokens,
   type RefreshTokens,
+  type RequestTokensAgain,
   type TokenCache,
   type TokenCacheKey,
   type ValidToken,
@@ -80,21 +81,11 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
 export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env, scope?: string): RefreshTokens {
   return async (entry) => {
     const authMethod = entry.auth_method as ClientAuthMethod;
-    let clientSecret: string | undefined;
-    if (usesClientSecret(authMethod)) {
-      clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
-      if (clientSecret === undefined && entry.profile !== undefined) {
-        const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
-        if (selection) clientSecret = profileClientSecret(selection.name, selection.profile, env);
-      }
-      if (clientSecret === undefined) {
-        throw new UsageError(`refreshing needs the client secret of ${entry.client_id} (${authMethod})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
-      }
-    }
+    const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
     // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key; RFC 7523: a fresh assertion.
     const { dpopSessionOf, assertionKeysOf } = await import('./cached-client-keys.js');
-    try {
-      return await requestToken(
+    return unreachableTold(
+      requestToken(
         http,
         {
           tokenEndpoint: entry.token_endpoint,
@@ -106,13 +97,61 @@ export function createRefresher(http: HttpClient, selector: CachedLoginSelector,
           ...(await assertionKeysOf(entry)),
         },
         { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
-      );
-    } catch (err) {
-      // The server answered (an OAuth error, a bad response): the refresh was refused. Anything else is the network.
-      if (err instanceof TokenRequestError || !(err instanceof FlowError)) throw err;
-      throw new ServerUnreachableError(err.message, err.hint);
-    }
+      ),
+    );
   };
+}
+
+/** A token request whose server did not answer fails with ServerUnreachableError, so the cached tokens are kept. */
+async function unreachableTold<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    // The server answered (an OAuth error, a bad response): the request was refused. Anything else is the network.
+    if (err instanceof TokenRequestError || !(err instanceof FlowError)) throw err;
+    throw new ServerUnreachableError(err.message, err.hint);
+  }
+}
+
+/** The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
+async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
+  if (!usesClientSecret(entry.auth_method as ClientAuthMethod)) return undefined;
+  let clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
+  if (clientSecret === undefined && entry.profile !== undefined) {
+    const selection: ProfileSelection | undefined = await loadSelectedProfile({ profile: entry.profile, config: selector.config }, env).catch(() => undefined);
+    if (selection) clientSecret = profileClientSecret(selection.name, selection.profile, env);
+  }
+  if (clientSecret === undefined) {
+    throw new UsageError(`${doing} needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET');
+  }
+  return clientSecret;
+}
+
+/** A new client credentials request (RFC 6749 section 4.4) for a cached entry of that grant, with its scope. */
+export function createRequester(http: HttpClient, selector: CachedLoginSelector, env: Env): RequestTokensAgain {
+  return async (entry) => {
+    const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
+    const [{ requestClientCredentials }, { dpopSessionOf, assertionKeysOf }] = await Promise.all([import('./client-credentials.js'), import('./cached-client-keys.js')]);
+    return unreachableTold(
+      requestClientCredentials(
+        http,
+        {
+          tokenEndpoint: entry.token_endpoint,
+          clientId: entry.client_id,
+          clientSecret,
+          authMethod: entry.auth_method as ClientAuthMethod,
+          dpop: await dpopSessionOf(entry),
+          ...(await assertionKeysOf(entry)),
+        },
+        { scopes: entry.scope?.split(' ').filter(Boolean) },
+      ),
+    );
+  };
+}
+
+/** How `token`, `call` and the rest renew an expired cached token: refresh, or for client credentials a new request. */
+function renewers(http: HttpClient, selector: CachedLoginSelector, env: Env): { refresh: RefreshTokens; requestAgain: RequestTokensAgain } {
+  return { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env) };
 }
 
 export interface CachedTokenContext {
@@ -129,7 +168,7 @@ export interface CachedTokenContext {
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await getValidAccessToken(found.cache, found.key, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  const result = await getValidAccessToken(found.cache, found.key, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
 
@@ -140,7 +179,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, { refresh: createRefresher(ctx.http, selector, ctx.env) });
+  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
 

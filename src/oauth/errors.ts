@@ -20,6 +20,10 @@ export const OAUTH_ERROR_MEANINGS: Readonly<Record<string, string>> = {
   login_required: 'the user must log in (prompt=none was sent but there is no session)',
   consent_required: 'the user must consent (prompt=none was sent but consent is missing)',
   interaction_required: 'the user must interact with the server (prompt=none was sent)',
+  authorization_pending: 'the user has not finished at the verification page yet (RFC 8628 section 3.5)',
+  slow_down: 'the client polls too often; it must wait 5 seconds longer between polls (RFC 8628 section 3.5)',
+  expired_token: 'the device code has expired; start again (RFC 8628 section 3.5)',
+  invalid_target: 'the server will not issue a token for this audience or resource (RFC 8693 section 2.2.2, RFC 8707)',
 };
 
 export function explainOAuthError(code: string): string | undefined {

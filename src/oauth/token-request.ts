@@ -57,7 +57,7 @@ export interface ClientSigningKey {
 export type FormParams = Record<string, string | readonly string[] | undefined>;
 
 /** Grant parameters: grant_type plus whatever it needs (code, redirect_uri, code_verifier, refresh_token, scope). */
-export type GrantParams = { grant_type: string } & Record<string, string | undefined>;
+export type GrantParams = { grant_type: string } & FormParams;
 
 export interface TokenHttpRequest {
   url: string;

@@ -28,6 +28,8 @@ export interface CachedTokens {
   expires_at?: number;
   /** Seconds since the epoch. */
   obtained_at: number;
+  /** `client_credentials`: no refresh token; an expired token is replaced by a new request (RFC 6749 section 4.4.3). */
+  grant?: string;
   /** What a refresh or a call needs beyond the tokens: the DPoP key, the paths of the key files. */
   client_keys?: CachedClientKeys;
 }
@@ -154,6 +156,8 @@ export interface TokenSource {
   revocationEndpoint?: string | undefined;
   clientId: string;
   authMethod: string;
+  /** The grant the tokens came from, when it was not a user's login (`client_credentials`). */
+  grant?: string | undefined;
   clientKeys?: CachedClientKeys | undefined;
 }
 
@@ -172,6 +176,7 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
   if (source.clientKeys !== undefined) entry.client_keys = source.clientKeys;
   if (source.issuer !== undefined) entry.issuer = source.issuer;
   if (source.revocationEndpoint !== undefined) entry.revocation_endpoint = source.revocationEndpoint;
+  if (source.grant !== undefined) entry.grant = source.grant;
   if (typeof response.token_type === 'string') entry.token_type = response.token_type;
   if (typeof response.refresh_token === 'string') entry.refresh_token = response.refresh_token;
   if (typeof response.id_token === 'string') entry.id_token = response.id_token;
@@ -281,8 +286,13 @@ export class ServerUnreachableError extends FlowError {}
 /** Sends a refresh_token grant (RFC 6749 section 6) for an entry and returns the token response. */
 export type RefreshTokens = (entry: CachedTokens & { refresh_token: string }) => Promise<TokenResponseFields>;
 
+/** Asks anew for an entry without a refresh token whose grant allows that (client credentials). */
+export type RequestTokensAgain = (entry: CachedTokens) => Promise<TokenResponseFields>;
+
 export interface ValidTokenOptions {
   refresh: RefreshTokens;
+  /** For an entry of the client credentials grant, which has no refresh token. */
+  requestAgain?: RequestTokensAgain;
   skewSeconds?: number;
 }
 
@@ -333,12 +343,13 @@ async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: 
     if (!entry) throw notLoggedIn(key);
     if (stillGood(entry)) return { accessToken: entry.access_token, entry, refreshed: false };
     const refreshToken = entry.refresh_token;
-    if (refreshToken === undefined) {
+    const renew = renewalOf(entry, options);
+    if (renew === undefined) {
       throw new FlowError(`the cached access token for ${describeKey(key)} has expired and there is no refresh token`, loginHint(key));
     }
     let response: TokenResponseFields;
     try {
-      response = await options.refresh({ ...entry, refresh_token: refreshToken });
+      response = await renew();
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const message = err instanceof Error ? err.message : String(err);
@@ -348,12 +359,21 @@ async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: 
     }
     const next = cacheEntryFrom(response, entrySource(entry), cache.now(), entry.profile);
     // RFC 6749 section 6: the server may keep the refresh token (and scope); keep what it did not replace.
-    if (next.refresh_token === undefined) next.refresh_token = refreshToken;
+    if (next.refresh_token === undefined && refreshToken !== undefined) next.refresh_token = refreshToken;
     if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
     if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
     await writeEntry(path, next);
     return { accessToken: next.access_token, entry: next, refreshed: true, response };
   });
+}
+
+/** How an expired entry gets a new access token: its refresh token, or (client credentials) a new request. */
+function renewalOf(entry: CachedTokens, options: ValidTokenOptions): (() => Promise<TokenResponseFields>) | undefined {
+  const { refresh_token: refreshToken } = entry;
+  if (refreshToken !== undefined) return () => options.refresh({ ...entry, refresh_token: refreshToken });
+  const { requestAgain } = options;
+  if (entry.grant === 'client_credentials' && requestAgain !== undefined) return () => requestAgain(entry);
+  return undefined;
 }
 
 export function entrySource(entry: CachedTokens): TokenSource {
@@ -363,6 +383,7 @@ export function entrySource(entry: CachedTokens): TokenSource {
     revocationEndpoint: entry.revocation_endpoint,
     clientId: entry.client_id,
     authMethod: entry.auth_method,
+    grant: entry.grant,
     clientKeys: entry.client_keys,
   };
 }

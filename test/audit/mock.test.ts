@@ -11,7 +11,8 @@ import { memoryIO } from '../agent/helpers/io.js';
 let mock: MockServer;
 let dir: string;
 beforeAll(async () => {
-  mock = await createMockServer();
+  // A 1 s polling interval keeps the device probes (which honour it) quick.
+  mock = await createMockServer({ device_interval: 1 });
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-audit-'));
 });
 afterAll(async () => {
@@ -68,7 +69,7 @@ describe('audit against the built-in mock', () => {
     const { 'client-secret-wrong': secret, tls, ...rest } = s;
     expect([secret, tls]).toEqual(['skip', 'skip']);
     expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
-    expect(Object.keys(s)).toHaveLength(37);
+    expect(Object.keys(s)).toHaveLength(41);
     const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
     // The mock revokes what a reused code issued, and a reused refresh token's whole family.
     expect(detail['code-single-use']).toBe('second use refused: HTTP 400 invalid_grant; the tokens of the first use were revoked (the refresh token is refused)');
@@ -91,7 +92,7 @@ describe('audit against the built-in mock', () => {
     expect(io.out()).toMatch(/\n\d+ passed, 0 failed, 0 warnings, \d+ skipped\n$/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
-    expect(xml.match(/<testcase /g)).toHaveLength(37);
+    expect(xml.match(/<testcase /g)).toHaveLength(41);
     expect(xml).toContain('<skipped message="photo-web is a confidential client');
     expect(statSync(junit).mode & 0o777).toBe(0o644);
   });
@@ -173,7 +174,10 @@ describe('audit command line', () => {
 
 describe('the CI recipe: serve-mock in the background, then audit --junit (built CLI)', () => {
   it('runs end to end with node bin/oauthctl.js', async () => {
-    const server = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A 1 s device polling interval: the device probes honour it.
+    const config = join(dir, 'fast-device.json');
+    writeFileSync(config, JSON.stringify({ device_interval: 1 }));
+    const server = spawn(process.execPath, ['bin/oauthctl.js', 'serve-mock', '--port', '0', '--json', '--config', config], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -194,7 +198,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
       expect(stdout).toMatch(/flow +PASS/);
       expect(code).toBe(0);
-      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="37" failures="0"/);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="41" failures="0"/);
     } finally {
       server.kill('SIGTERM');
     }

@@ -87,6 +87,14 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       framing: 'warn',
       metadata: 'pass',
       jwks: 'pass',
+      // client_credentials is on, and a public client asking for it with its client_id alone is refused,
+      // but with invalid_request ("requested grant type is not allowed for this client") rather than
+      // RFC 6749's unauthorized_client.
+      'client-credentials-public': 'warn',
+      // The device flow is on, but native-cli is not registered for it (skipped with the server's answer).
+      'device-code-single-use': 'skip',
+      'device-slow-down': 'skip',
+      'device-unknown-user-code': 'skip',
       'https-endpoints': 'pass',
       // http on loopback: nothing to check.
       tls: 'skip',
@@ -108,6 +116,7 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       'jar-unsigned': 'skip',
     });
     expect(detail['code-redirect-binding']).toMatch(/redeemed without redirect_uri/);
+    expect(detail['device-slow-down']).toMatch(/issues no device code to native-cli: invalid_request/);
     expect(detail['pkce-required']).toMatch(/error=invalid_request/);
     // A reuse revokes what the first use issued, and a reused refresh token its whole family.
     expect(detail['code-single-use']).toMatch(/^second use refused: HTTP 400 invalid_grant; the tokens of the first use were revoked \(/);
@@ -149,6 +158,11 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       framing: 'warn',
       metadata: 'pass',
       jwks: 'pass',
+      // Without its secret the confidential client is refused (invalid_client); it is not registered for the device flow.
+      'client-credentials-public': 'pass',
+      'device-code-single-use': 'skip',
+      'device-slow-down': 'skip',
+      'device-unknown-user-code': 'skip',
       'https-endpoints': 'pass',
       tls: 'skip',
       'token-no-store': 'pass',

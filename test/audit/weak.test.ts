@@ -163,6 +163,15 @@ const CASES: { probe: string; weak: Weaknesses; client?: string[]; expected: Pro
   },
   { probe: 'repeated-params', weak: { acceptRepeated: true }, expected: 'fail', detail: /issued a code for a request with state twice/ },
   { probe: 'unknown-params', weak: { rejectUnknownParams: true }, expected: 'fail', detail: /oauthctl_audit_unknown was refused: error=invalid_request/ },
+  { probe: 'client-credentials-public', weak: { clientCredentialsForPublic: true }, expected: 'fail', detail: /access token was issued to pub with no client authentication/ },
+  { probe: 'device-code-single-use', weak: { deviceCodeReusable: true }, expected: 'fail', detail: /same device code got tokens a second time/ },
+  { probe: 'device-slow-down', weak: { noSlowDown: true }, expected: 'warn', detail: /authorization_pending, then HTTP 400 authorization_pending: no slow_down/ },
+  {
+    probe: 'device-unknown-user-code',
+    weak: { acceptUnknownUserCode: true },
+    expected: 'fail',
+    detail: /went on with the forged code [A-Z]{8}: it ended at http:\/\/127\.0\.0\.1:\d+\/device\?user_code=[A-Z]{8} \(HTTP 200\)/,
+  },
 ];
 
 /** The probes whose verdict depends on how the authorization requests are walked (pages, redirects, fragments). */
@@ -220,7 +229,8 @@ describe('audit against weakened servers: every probe catches its weakness', () 
     const { report } = await audit({ brokenToken: true }, PUBLIC);
     const byStatus = (s: ProbeStatus) => report.probes.filter((p) => p.status === s).map((p) => p.id);
     expect(byStatus('fail')).toEqual(['flow']);
-    expect(byStatus('pass')).toEqual(['framing', 'metadata', 'jwks', 'https-endpoints', 'error-format']);
+    // The verification page does not need the token endpoint: the unknown-code probe still runs.
+    expect(byStatus('pass')).toEqual(['framing', 'metadata', 'jwks', 'device-unknown-user-code', 'https-endpoints', 'error-format']);
     expect(report.probes.find((p) => p.id === 'state')?.detail).toBe('needs a working flow (the flow probe failed)');
   });
 });

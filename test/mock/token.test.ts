@@ -178,8 +178,9 @@ describe('POST /token: request format', () => {
     expect((await postForm(url, { client_id: 'photo-cli' })).body.error).toBe('invalid_request');
     const unsupported = await postForm(url, { grant_type: 'password', client_id: 'photo-cli', username: 'alice', password: 'wonderland' });
     expect(unsupported).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    // photo-web's grant_types do not include client_credentials (photo-service's do).
     const client = await postForm(url, { grant_type: 'client_credentials' }, { authorization: basic('photo-web', 'photo-web-secret') });
-    expect(client.body.error).toBe('unsupported_grant_type');
+    expect(client.body.error).toBe('unauthorized_client');
   });
 
   it('answers 413 past the body size limit', async () => {

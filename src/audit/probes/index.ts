@@ -13,7 +13,11 @@ import { parSingleUseProbe } from './par-single-use.js';
 import { clientSecretWrongProbe } from './client-secret-wrong.js';
 import { codeClientBindingProbe } from './code-client-binding.js';
 import { codeRedirectBindingProbe } from './code-redirect-binding.js';
+import { clientCredentialsPublicProbe } from './client-credentials-public.js';
 import { codeSingleUseProbe } from './code-single-use.js';
+import { deviceCodeSingleUseProbe } from './device-code-single-use.js';
+import { deviceSlowDownProbe } from './device-slow-down.js';
+import { deviceUnknownUserCodeProbe } from './device-unknown-user-code.js';
 import { errorFormatProbe } from './error-format.js';
 import { flowProbe } from './flow.js';
 import { framingProbe } from './framing.js';
@@ -72,6 +76,10 @@ export const PROBES: readonly Probe[] = [
   clientAssertionAudienceProbe,
   clientAssertionExpiredProbe,
   jarUnsignedProbe,
+  clientCredentialsPublicProbe,
+  deviceCodeSingleUseProbe,
+  deviceSlowDownProbe,
+  deviceUnknownUserCodeProbe,
   httpsEndpointsProbe,
   tlsProbe,
   tokenNoStoreProbe,

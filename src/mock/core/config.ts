@@ -1,4 +1,6 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { validateDeviceSettings, validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
 import {
   KEY_AUTH_METHODS,
   SECRET_AUTH_METHODS,
@@ -24,7 +26,7 @@ export interface MockClientInput {
   client_id: string;
   client_secret?: string | null;
   client_name?: string;
-  /** Required with the authorization_code grant. */
+  /** Required when grant_types has authorization_code (the default). */
   redirect_uris?: string[];
   scopes?: string[];
   require_pkce?: boolean;
@@ -39,6 +41,8 @@ export interface MockClientInput {
   require_signed_request_object?: boolean;
   /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
   grant_types?: GrantType[];
+  /** RFC 8693: the audiences this client may exchange tokens for. */
+  token_exchange?: { audiences: string[] };
 }
 export interface MockUserInput {
   username: string;
@@ -67,6 +71,9 @@ export interface MockConfigInput {
   dpop_nonce?: boolean;
   /** The one server's TLS: top level only, not in a named issuer. */
   tls_client_auth_ca?: string;
+  /** RFC 8628 section 3.2: seconds a device code lives (default 600) and the polling interval (default 5). */
+  device_code_lifetime?: number;
+  device_interval?: number;
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
@@ -87,6 +94,7 @@ export interface MockClient extends SecurityClientFields {
   /** What the token endpoint accepts: the named method only, else both secret methods for a client with a secret. */
   tokenEndpointAuthMethods: readonly TokenEndpointAuthMethod[];
   grantTypes: ReadonlySet<GrantType>;
+  tokenExchange?: TokenExchangePolicy;
 }
 export interface MockUser {
   username: string;
@@ -113,6 +121,9 @@ export interface MockConfig extends SecurityConfig {
   lifetimes: MockLifetimes;
   signingAlg: SigningAlg;
   accessTokenFormat: AccessTokenFormat;
+  /** Seconds. */
+  deviceCodeLifetime: number;
+  deviceInterval: number;
   /** Named issuers at `{root}/{name}` (config `issuers`), in the order given. */
   issuers: ReadonlyMap<string, MockConfig>;
 }
@@ -134,16 +145,19 @@ export const DEFAULT_SCOPES: readonly MockScope[] = [
   { name: 'email', description: 'See your email address' },
 ];
 
+/** The default user-facing clients: the code flow, refresh, and the device flow (RFC 8628). */
+const USER_GRANTS = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] as const;
+
 /** The mock out of the box, as CONTRACT.md fixes it. */
 export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' | 'users'>>> = {
   clients: [
-    { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS },
-    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS },
+    { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
+    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
     {
       client_id: 'photo-service',
       client_secret: 'photo-service-secret',
       client_name: 'Photo Service',
-      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      grant_types: [CLIENT_CREDENTIALS_GRANT, TOKEN_EXCHANGE_GRANT],
     },
   ],
   users: [
@@ -184,8 +198,9 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, 'issuers'];
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', ...topKeys], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...topKeys], '', fail);
   const security = validateSecurityTop(input, fail);
+  const device = validateDeviceSettings(input, fail);
 
   const issuers = new Map<string, MockConfig>();
   if (input.issuers !== undefined && !nested) {
@@ -253,7 +268,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, issuers, ...security } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers, ...security } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -267,7 +282,20 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
   if (!isObj(c)) return fail(field, 'must be an object');
   unknownKeys(
     c,
-    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', 'grant_types', ...SECURITY_CLIENT_KEYS],
+    [
+      'client_id',
+      'client_secret',
+      'client_name',
+      'redirect_uris',
+      'scopes',
+      'require_pkce',
+      'allow_plain_pkce',
+      'consent',
+      'token_endpoint_auth_method',
+      'grant_types',
+      'token_exchange',
+      ...SECURITY_CLIENT_KEYS,
+    ],
     field,
     fail,
   );
@@ -304,6 +332,7 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
         else grantTypes.add(g as GrantType);
       });
   }
+  const tokenExchange = validateTokenExchange(c.token_exchange, bad);
   const redirectUris: string[] = [];
   // A client that never redirects (client credentials, token exchange) needs no redirect URI.
   const uris = c.redirect_uris === undefined && !grantTypes.has('authorization_code') ? [] : c.redirect_uris;
@@ -339,6 +368,7 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
     tokenEndpointAuthMethod: method,
     tokenEndpointAuthMethods: methods,
     grantTypes,
+    ...(tokenExchange ? { tokenExchange } : {}),
     ...security,
   });
 }

@@ -124,6 +124,7 @@ button.secondary{color:var(--accent);background:transparent}
 .footer{font-size:.85rem}
 .scopes{padding-left:1.2rem}
 .scope{font-family:ui-monospace,monospace;font-weight:600;margin-right:.4rem}
+.code{font-family:ui-monospace,monospace;font-size:1.6rem;font-weight:700;letter-spacing:.15em}
 body.wide{display:block;padding:1.5rem}
 .wide main{max-width:80rem;margin:0 auto}
 .flow{margin:1.5rem 0;padding:1rem 1.25rem;background:var(--card);border-radius:12px;box-shadow:0 2px 12px rgb(0 0 0/.12)}

@@ -67,6 +67,7 @@ function routes(): Routes {
   const discovery = () => import('../endpoints/discovery.js');
   const interaction = () => import('../endpoints/interaction.js');
   const introspection = () => import('../endpoints/introspection.js');
+  const device = () => import('../endpoints/device.js');
   const admin = () => import('../endpoints/admin/handlers.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
@@ -84,6 +85,16 @@ function routes(): Routes {
         ),
       },
     ],
+    [
+      '/device_authorization',
+      {
+        POST: lazy(
+          () => import('../endpoints/device-authorization.js'),
+          (m) => m.handleDeviceAuthorization,
+        ),
+      },
+    ],
+    ['/device', { GET: lazy(device, (m) => m.handleVerificationPage), POST: lazy(device, (m) => m.handleVerification) }],
     ['/userinfo', { GET: userinfo, POST: userinfo }],
     ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
     [

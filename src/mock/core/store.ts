@@ -19,6 +19,9 @@ export interface StoreLimits {
   pushedRequests: number;
   dpopProofs: number;
   clientAssertions: number;
+  /** Device authorizations (RFC 8628 section 3.2) and their user codes. */
+  deviceCodes: number;
+  userCodes: number;
 }
 
 export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = {
@@ -34,6 +37,8 @@ export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = {
   pushedRequests: 10_000,
   dpopProofs: 100_000,
   clientAssertions: 50_000,
+  deviceCodes: 20_000,
+  userCodes: 20_000,
 };
 
 /** A full store: the request is refused (503 with Retry-After), nothing already stored is dropped. */
@@ -200,6 +205,31 @@ export interface AuthorizationRequest {
   dpopJkt?: string;
   /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
   flow?: number;
+  /** Set when the login and consent approve a device (RFC 8628 section 3.3): its device code. */
+  device?: string;
+}
+
+/** A device authorization (RFC 8628 section 3.2) and what became of it. */
+export interface DeviceCodeRecord {
+  clientId: string;
+  /** 8 letters, without the dash. */
+  userCode: string;
+  scopes: string[];
+  /** When the device code stops working (ms); the record itself is kept a while longer, to answer expired_token. */
+  codeExpiresAt: number;
+  expiresAt: number;
+  /** Seconds the client must wait between polls; slow_down adds 5 (RFC 8628 section 3.5). */
+  interval: number;
+  lastPolledAt?: number;
+  status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  username?: string;
+  authTime?: number;
+}
+
+/** A user code -> its device code. */
+export interface UserCodeRecord {
+  deviceCode: string;
+  expiresAt: number;
 }
 
 /** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
@@ -215,6 +245,8 @@ export type AccessTokenClaims = {
   auth_time: number;
   /** RFC 9449 section 6.1 (jkt) and RFC 8705 section 3.1 (x5t#S256): the key or certificate the token is bound to. */
   cnf?: { jkt?: string; 'x5t#S256'?: string };
+  /** RFC 8693 section 4.1: the actor of an exchanged token. */
+  act?: Record<string, unknown>;
 };
 
 /** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */
@@ -244,6 +276,8 @@ export class MockStore {
   readonly interactions: ExpiringMap<InteractionRecord>;
   /** Revoked access-token jti values, kept until the token would have expired anyway. */
   readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
+  readonly deviceCodes: ExpiringMap<DeviceCodeRecord>;
+  readonly userCodes: ExpiringMap<UserCodeRecord>;
 
   constructor(
     private readonly now: () => number,
@@ -259,6 +293,8 @@ export class MockStore {
     this.pendingSessions = new ExpiringMap(l.pendingSessions, now, 'sessions waiting for a login');
     this.interactions = new ExpiringMap(l.interactions, now, 'pending sign-ins');
     this.revokedAccessTokens = new ExpiringMap(l.revoked, now, 'revoked access tokens');
+    this.deviceCodes = new ExpiringMap(l.deviceCodes, now, 'device codes');
+    this.userCodes = new ExpiringMap(l.userCodes, now, 'user codes');
   }
 
   /** The bound of one store, for the stores kept beside this one (security-store.ts). */
@@ -320,5 +356,7 @@ export class MockStore {
     this.pendingSessions.sweep();
     this.interactions.sweep();
     this.revokedAccessTokens.sweep();
+    this.deviceCodes.sweep();
+    this.userCodes.sweep();
   }
 }

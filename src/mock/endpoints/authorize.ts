@@ -4,6 +4,7 @@ import type { MockClient } from '../core/config.js';
 import { errorDescription, redirect, singleParams, type Exchange } from '../core/http.js';
 import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
 import { redirectOrigin, withParams } from '../core/redirect-uri.js';
+import { approveDevice } from '../core/device.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
 import type { AuthorizationRequest } from '../core/store.js';
 
@@ -104,6 +105,8 @@ export function showConsent(ex: Exchange, client: MockClient, request: Authoriza
 
 /** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207). */
 export function issueCode(ex: Exchange, request: AuthorizationRequest, username: string, authTime: number, status: number): void {
+  // The device flow ends here instead: the device gets its tokens by polling (RFC 8628 section 3.5).
+  if (request.device !== undefined) return approveDevice(ex, request.device, username, authTime);
   const { state } = ex;
   const code = serverToken(256);
   state.store.codes.set(code, {

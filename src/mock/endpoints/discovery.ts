@@ -1,4 +1,5 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
+import { GRANT_TYPES } from '../core/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
 
@@ -16,10 +17,11 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     userinfo_endpoint: `${issuer}/userinfo`,
     introspection_endpoint: `${issuer}/introspect`,
     revocation_endpoint: `${issuer}/revoke`,
+    device_authorization_endpoint: `${issuer}/device_authorization`,
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: [...authMethods, 'none'],
     token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS],
     introspection_endpoint_auth_methods_supported: authMethods,

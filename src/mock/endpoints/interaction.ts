@@ -1,6 +1,7 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
 import { continueAuthorization, issueCode, needsConsent, newInteraction, redirectError, showConsent, showLogin } from './authorize.js';
 import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
+import { denyDevice } from '../core/device.js';
 import { errorPage, sendPage } from '../core/pages.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
 import type { InteractionRecord } from '../core/store.js';
@@ -100,6 +101,7 @@ export async function handleConsent(ex: Exchange): Promise<void> {
   if (decision !== 'allow' && decision !== 'deny') return void stop(ex, 400, 'The form must send decision=allow or decision=deny.');
   ex.state.store.interactions.delete(r.interactionId);
   if (decision === 'deny') {
+    if (request.device !== undefined) return denyDevice(ex, request.device);
     redirectError(ex, request.redirectUri, request.state, 'access_denied', 'the user refused access', 303);
     return;
   }

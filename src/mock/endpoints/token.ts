@@ -9,6 +9,10 @@ import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type E
 import { accessTokenHash, newJti } from '../core/jwt.js';
 import { nonceHeader } from '../core/dpop.js';
 import type { NextToken } from '../core/queue.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { handleClientCredentialsGrant } from './token-client-credentials.js';
+import { handleDeviceCodeGrant } from './token-device.js';
+import { handleTokenExchangeGrant } from './token-exchange.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
 import { confirmation, tokenRequestBinding, type TokenBinding } from '../core/token-binding.js';
 
@@ -42,7 +46,7 @@ export async function handleToken(ex: Exchange): Promise<void> {
   const client = await authenticateClient(ex, values);
   if (!client) return;
   const grant = GRANTS[grantType];
-  if (!grant) return sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${Object.keys(GRANTS).join(' or ')}`);
+  if (!grant) return sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${Object.keys(GRANTS).join(', ')}`);
   // RFC 6749 section 5.2: a grant type the client is not registered for (RFC 7591 grant_types).
   if (!client.grantTypes.has(grantType as GrantType)) return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is not registered for grant_type ${grantType}`);
   const binding = await tokenRequestBinding(ex, client);
@@ -261,4 +265,10 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
 type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding) => Promise<void>;
 
 /** The grant types the token endpoint serves, by grant_type. */
-const GRANTS: Partial<Record<string, GrantHandler>> = { authorization_code: exchangeCode, refresh_token: refresh };
+const GRANTS: Partial<Record<string, GrantHandler>> = {
+  authorization_code: exchangeCode,
+  refresh_token: refresh,
+  [CLIENT_CREDENTIALS_GRANT]: handleClientCredentialsGrant,
+  [DEVICE_CODE_GRANT]: (ex, client, values) => handleDeviceCodeGrant(ex, client, values, sendTokens),
+  [TOKEN_EXCHANGE_GRANT]: handleTokenExchangeGrant,
+};

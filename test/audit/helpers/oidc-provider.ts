@@ -10,7 +10,8 @@ export interface OidcProviderServer {
 /**
  * panva/oidc-provider 9 in-process with its development interactions (a login form with `login` and
  * `password` fields that accepts any account, then a consent page with a Continue button and a
- * Cancel link). Two clients: a public native one (PKCE) and a confidential web one.
+ * Cancel link). Two clients: a public native one (PKCE) and a confidential web one; and, with the
+ * device flow and client credentials switched on, a public device client and a confidential service.
  */
 export async function startOidcProvider(): Promise<OidcProviderServer> {
   const server: Server = createServer();
@@ -34,8 +35,24 @@ export async function startOidcProvider(): Promise<OidcProviderServer> {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
       },
+      {
+        client_id: 'tv-app',
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+        redirect_uris: [],
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+        response_types: [],
+      },
+      {
+        client_id: 'service',
+        client_secret: 'service-secret-0123456789abcdef0123456789abcdef',
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        response_types: [],
+      },
     ],
-    features: { devInteractions: { enabled: true } },
+    scopes: ['openid', 'offline_access', 'photo'],
+    features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true }, clientCredentials: { enabled: true } },
     cookies: { keys: ['oauthctl-interop-test-cookie-key'] },
   });
   // Development warnings about the in-memory adapter and dev interactions are expected here.

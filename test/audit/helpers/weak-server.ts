@@ -69,6 +69,14 @@ export interface Weaknesses extends KeyWeaknesses {
   idTokenHs256?: boolean;
   /** Not a weakness: no login page, every authorization request is logged in at once. */
   autoLogin?: boolean;
+  /** A public client (no secret) gets tokens by the client credentials grant. */
+  clientCredentialsForPublic?: boolean;
+  /** A device code keeps working after its tokens were issued. */
+  deviceCodeReusable?: boolean;
+  /** No slow_down, however fast the client polls. */
+  noSlowDown?: boolean;
+  /** The verification page approves whatever user code it is given. */
+  acceptUnknownUserCode?: boolean;
 }
 
 export interface WeakServer {
@@ -89,6 +97,18 @@ interface Code {
   refreshTokens: string[];
 }
 
+interface DeviceCode {
+  clientId: string;
+  userCode: string;
+  scope: string;
+  approved: boolean;
+  used: boolean;
+  lastPoll?: number;
+}
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
+
 const CLIENTS: Record<string, { secret?: string; redirectUris: string[] }> = {
   pub: { redirectUris: ['http://127.0.0.1/callback'] },
   conf: { secret: 'conf-secret', redirectUris: ['http://127.0.0.1/callback'] },
@@ -104,6 +124,7 @@ const repeated = (p: URLSearchParams) => new Set(p.keys()).size !== [...p.keys()
 export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer> {
   const codes = new Map<string, Code>();
   const refreshTokens = new Map<string, { clientId: string; scope: string; used: boolean; family: string }>();
+  const deviceCodes = new Map<string, DeviceCode>();
   const revokedFamilies = new Set<string>();
   const keys = createWeakKeys(weak);
   const requests: string[] = [];
@@ -278,7 +299,49 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
       entry.used = true;
       return issue(res, auth.clientId, entry.scope, { family: entry.family });
     }
+    if (grantType === 'client_credentials') {
+      if (!CLIENTS[auth.clientId]?.secret && !weak.clientCredentialsForPublic) return oauthError(res, 400, 'unauthorized_client');
+      return issue(res, auth.clientId, form.get('scope') ?? '');
+    }
+    if (grantType === DEVICE_GRANT) {
+      const device = deviceCodes.get(form.get('device_code') ?? '');
+      if (!device || device.clientId !== auth.clientId || (device.used && !weak.deviceCodeReusable)) return oauthError(res, 400, 'invalid_grant');
+      const now = Date.now();
+      const fast = device.lastPoll !== undefined && now - device.lastPoll < 1000;
+      device.lastPoll = now;
+      if (fast && !weak.noSlowDown) return oauthError(res, 400, 'slow_down');
+      if (!device.approved) return oauthError(res, 400, 'authorization_pending');
+      device.used = true;
+      return issue(res, auth.clientId, device.scope);
+    }
     oauthError(res, 400, 'unsupported_grant_type');
+  }
+
+  function deviceAuthorization(req: IncomingMessage, form: URLSearchParams, res: ServerResponse): void {
+    const auth = authenticate(req, form);
+    if ('error' in auth) return oauthError(res, auth.error, 'invalid_client');
+    let userCode = '';
+    for (const byte of randomBytes(8)) userCode += USER_CODE_LETTERS[byte % USER_CODE_LETTERS.length];
+    const deviceCode = randomBytes(16).toString('hex');
+    deviceCodes.set(deviceCode, { clientId: auth.clientId, userCode, scope: form.get('scope') ?? '', approved: false, used: false });
+    json(res, 200, {
+      device_code: deviceCode,
+      user_code: userCode,
+      verification_uri: `${issuer}${base}/device`,
+      verification_uri_complete: `${issuer}${base}/device?user_code=${userCode}`,
+      expires_in: 600,
+      interval: 1,
+    });
+  }
+
+  /** The verification page, logging in automatically: a known code is approved at once. */
+  function verification(url: URL, res: ServerResponse): void {
+    const code = url.searchParams.get('user_code') ?? '';
+    const device = [...deviceCodes.values()].find((d) => d.userCode === code && !d.approved);
+    if (!device && !weak.acceptUnknownUserCode) return errorPage(res, 'unknown code');
+    if (device) device.approved = true;
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>Done</title><p>Device connected.</p>');
   }
 
   function metadata(res: ServerResponse): void {
@@ -295,6 +358,8 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
       scopes_supported: ['photo', 'offline_access', 'openid'],
       code_challenge_methods_supported: weak.metadataNoS256 ? ['plain'] : weak.allowPlain ? ['S256', 'plain'] : ['S256'],
       authorization_response_iss_parameter_supported: true,
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT],
+      device_authorization_endpoint: `${issuer}${base}/device_authorization`,
     });
   }
 
@@ -306,6 +371,8 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     if (path === '/jwks' && req.method === 'GET') return json(res, 200, await keys.jwks());
     if (path === '/authorize' && req.method === 'GET') return authorize(req, url, res);
     if (path === '/login' && req.method === 'POST') return login(new URLSearchParams(body), res);
+    if (path === '/device_authorization' && req.method === 'POST') return deviceAuthorization(req, new URLSearchParams(body), res);
+    if (path === '/device' && req.method === 'GET') return verification(url, res);
     if (path === '/token' && req.method === 'POST') {
       const form = new URLSearchParams(body);
       if (weak.secretInQuery) for (const [k, v] of url.searchParams) form.append(k, v);

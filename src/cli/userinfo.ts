@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import type { CachedLoginSelector } from '../client/cached-login.js';
+import type { HttpClient } from '../client/http.js';
+import { escapeTerminal } from '../output/escape.js';
+import type { IO } from '../output/io.js';
+import { printJson } from '../output/render.js';
+import { addCachedLoginOptions } from './cached-login-options.js';
+import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
+import { tokenOrCached } from './token-argument.js';
+
+export interface UserinfoOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
+  token?: string;
+  userinfoEndpoint?: string;
+  insecure?: boolean;
+  json?: boolean;
+}
+
+/**
+ * The userinfo endpoint (OpenID Connect Core section 5.3) with a bearer token: --token, else the cached
+ * login's. The endpoint: --userinfo-endpoint, else the metadata of --issuer, --auth-url, or the cached
+ * login's issuer.
+ */
+export async function runUserinfo(options: UserinfoOptions, io: IO): Promise<number> {
+  const [{ createRenderer }, { createHttpClient }, { fetchUserinfo }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('../client/token-info.js')]);
+  const renderer = createRenderer(io, options);
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+  try {
+    const token = await tokenOrCached(options.token, options, http, io, renderer);
+    const endpoint = options.userinfoEndpoint ?? (await discoveredUserinfoEndpoint(options, http, io));
+    renderer.step('UserInfo request');
+    renderer.info(`GET ${endpoint}`);
+    const claims = await fetchUserinfo(http, endpoint, token);
+    if (options.json) printJson(io, claims);
+    else for (const [name, value] of Object.entries(claims)) io.stdout.write(`${escapeTerminal(name)}: ${escapeTerminal(typeof value === 'string' ? value : JSON.stringify(value))}\n`);
+    return 0;
+  } finally {
+    await http.close();
+  }
+}
+
+async function discoveredUserinfoEndpoint(options: UserinfoOptions, http: HttpClient, io: IO): Promise<string> {
+  let issuer = options.issuer ?? options.authUrl?.replace(/\/+$/, '');
+  if (issuer === undefined) {
+    const { findCachedLogin } = await import('../client/cached-login.js');
+    const { entry } = await findCachedLogin(options, io.env);
+    issuer = entry?.issuer ?? entry?.token_endpoint.replace(/\/[^/]*$/, '');
+  }
+  if (issuer === undefined) throw new UsageError('no userinfo endpoint known', 'give --userinfo-endpoint, --issuer or --auth-url');
+  const { discoverMetadata } = await import('../client/endpoints.js');
+  const endpoint = (await discoverMetadata(http, issuer)).metadata.userinfo_endpoint;
+  if (typeof endpoint !== 'string') throw new UsageError(`the metadata of ${issuer} names no userinfo_endpoint`, 'give --userinfo-endpoint');
+  return endpoint;
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program.command('userinfo').description('Show the claims the userinfo endpoint returns for an access token (OpenID Connect Core section 5.3).');
+  addHttpTimeoutOption(addCachedLoginOptions(cmd))
+    .option('--token <T>', "the access token (- reads it from stdin); default the cached login's")
+    .option('--userinfo-endpoint <URL>', 'the userinfo endpoint; default from the metadata of the issuer', parseHttpUrl('--userinfo-endpoint'))
+    .option('--insecure', 'do not verify TLS certificates (test servers only)')
+    .option('--json', 'print the claims exactly as received');
+  addCommonOptions(cmd)
+    .addHelpText(
+      'after',
+      `
+The access token needs the openid scope.
+
+Examples:
+  $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope "openid profile email" --headless --username alice --password wonderland
+  $ oauthctl userinfo --auth-url http://127.0.0.1:9000 --client-id photo-cli`,
+    )
+    .action(async (options: UserinfoOptions, command: Command) => {
+      setExitCode(command, await runUserinfo(options, io));
+    });
+}

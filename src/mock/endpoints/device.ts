@@ -1,0 +1,70 @@
+import { constantTimeEqual } from '../../oauth/pkce.js';
+import { formatUserCode } from '../../oauth/grant-types.js';
+import { continueAuthorization } from './authorize.js';
+import { denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device.js';
+import { deviceConfirmPage, userCodeEntryPage } from '../core/device-pages.js';
+import { isFormBody, readBody, singleParams, type Exchange } from '../core/http.js';
+import { errorPage, sendPage } from '../core/pages.js';
+import { currentSession, startSession } from '../core/session.js';
+import type { AuthorizationRequest } from '../core/store.js';
+
+/**
+ * GET /device (RFC 8628 section 3.3): the form to type the user code into; with `?user_code=` (typed,
+ * or from verification_uri_complete) the confirmation of that code, or a clear page when it is wrong,
+ * used or expired.
+ */
+export function handleVerificationPage(ex: Exchange): void {
+  const { values } = singleParams(ex.query);
+  const typed = values.get('user_code');
+  if (typed === undefined) {
+    ex.log.outcome = 'device code form';
+    return sendPage(ex.res, 200, 'Connect a device', userCodeEntryPage());
+  }
+  const found = lookUpUserCode(ex.state, typed);
+  if (found.kind !== 'ok') return sendUserCodeProblem(ex, found.kind);
+  const client = ex.state.config.clients.get(found.record.clientId);
+  if (!client) return sendUserCodeProblem(ex, 'unknown');
+  ex.log.clientId = client.clientId;
+  ex.log.outcome = 'device code confirmation';
+  const session = currentSession(ex) ?? startSession(ex);
+  sendPage(
+    ex.res,
+    200,
+    'Connect a device',
+    deviceConfirmPage({ userCode: formatUserCode(found.record.userCode), csrfToken: session.record.csrfToken, clientName: client.clientName, clientId: client.clientId }),
+  );
+}
+
+/** POST /device: Continue goes on to login and consent as in the code flow; Cancel denies the device. */
+export async function handleVerification(ex: Exchange): Promise<void> {
+  const fail = (status: number, message: string) => {
+    ex.log.error = status === 403 ? 'csrf' : 'invalid_request';
+    ex.log.errorDescription = message;
+    ex.log.outcome = 'error page';
+    sendPage(ex.res, status, 'Cannot continue', errorPage('This sign-in cannot go on', message, `Enter the code again at ${VERIFICATION_PATH}.`));
+  };
+  if (!isFormBody(ex.req)) return fail(400, 'The form must be sent as application/x-www-form-urlencoded.');
+  const { values, duplicate } = singleParams(await readBody(ex.req));
+  if (duplicate) return fail(400, `The form sends ${duplicate} more than once.`);
+  const session = currentSession(ex);
+  if (!session) return fail(403, 'Your session has expired or cookies are off.');
+  const token = values.get('csrf_token');
+  if (!token || !constantTimeEqual(token, session.record.csrfToken)) return fail(403, 'The form was not sent from this page (CSRF token mismatch).');
+  const found = lookUpUserCode(ex.state, values.get('user_code') ?? '');
+  if (found.kind !== 'ok') return sendUserCodeProblem(ex, found.kind);
+  const client = ex.state.config.clients.get(found.record.clientId);
+  if (!client) return sendUserCodeProblem(ex, 'unknown');
+  ex.log.clientId = client.clientId;
+  const decision = values.get('decision');
+  if (decision === 'deny') return denyDevice(ex, found.deviceCode);
+  if (decision !== 'allow') return fail(400, 'The form must send decision=allow or decision=deny.');
+  const request: AuthorizationRequest = {
+    clientId: client.clientId,
+    redirectUri: `${ex.state.issuer}${VERIFICATION_PATH}`,
+    state: '',
+    scopes: found.record.scopes,
+    prompt: new Set(),
+    device: found.deviceCode,
+  };
+  continueAuthorization(ex, client, request, session, 303);
+}

@@ -1,0 +1,24 @@
+import type { MockClient } from '../core/config.js';
+import { sendOAuthError, type Exchange } from '../core/http.js';
+import { checkRequestedScope } from '../core/scope-check.js';
+import { sendServiceToken } from '../core/service-token.js';
+
+/** Scopes that speak for a user or ask for a refresh token: meaningless without one (RFC 6749 section 4.4.3). */
+const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'address', 'phone']);
+
+/**
+ * grant_type=client_credentials (RFC 6749 section 4.4.2), for clients whose grant_types allow it
+ * (handleToken checks); a public client gets unauthorized_client (section 4.4: the grant MUST only be
+ * used by confidential clients). The token's subject is the client itself; no refresh token.
+ */
+export async function handleClientCredentialsGrant(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+  if (client.tokenEndpointAuthMethod === 'none') {
+    return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is public: the client credentials grant needs a confidential client (RFC 6749 section 4.4)`);
+  }
+  const fallback = [...client.scopes].filter((s) => !USER_SCOPES.has(s));
+  const scopes = checkRequestedScope(ex, client, values.get('scope'), fallback);
+  if (!scopes) return;
+  const userScopes = scopes.filter((s) => USER_SCOPES.has(s));
+  if (userScopes.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${userScopes.join(' ')} needs a user; the client credentials grant has none`);
+  await sendServiceToken(ex, client, { sub: client.clientId, scopes });
+}

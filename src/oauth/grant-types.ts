@@ -1,0 +1,42 @@
+/** The grant types beyond the authorization code (RFC 6749 section 4), by their registered names. */
+export const AUTHORIZATION_CODE_GRANT = 'authorization_code';
+export const REFRESH_TOKEN_GRANT = 'refresh_token';
+/** RFC 6749 section 4.4. */
+export const CLIENT_CREDENTIALS_GRANT = 'client_credentials';
+/** RFC 8628 section 3.4. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** RFC 8693 section 2.1. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** RFC 8693 section 3: token type identifiers. */
+export const TOKEN_TYPES = {
+  access_token: 'urn:ietf:params:oauth:token-type:access_token',
+  refresh_token: 'urn:ietf:params:oauth:token-type:refresh_token',
+  id_token: 'urn:ietf:params:oauth:token-type:id_token',
+  jwt: 'urn:ietf:params:oauth:token-type:jwt',
+  saml1: 'urn:ietf:params:oauth:token-type:saml1',
+  saml2: 'urn:ietf:params:oauth:token-type:saml2',
+} as const;
+export const ACCESS_TOKEN_TYPE = TOKEN_TYPES.access_token;
+
+/** A token type as given on the command line: a short name (`access_token`, `jwt`) or a URN kept as it is. */
+export function tokenTypeUrn(value: string): string {
+  return value in TOKEN_TYPES ? TOKEN_TYPES[value as keyof typeof TOKEN_TYPES] : value;
+}
+
+/**
+ * RFC 8628 section 6.1: user codes from an alphabet without vowels (no words, no 0/O or 1/I
+ * confusion), 8 letters shown as XXXX-XXXX: 20^8 (about 2^34.5) values.
+ */
+export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+export const USER_CODE_LENGTH = 8;
+
+/** A user code as typed (any case, dashes and spaces anywhere) in its canonical form: 8 capital letters. */
+export function normalizeUserCode(typed: string): string {
+  return typed.toUpperCase().replace(/[\s-]/g, '');
+}
+
+/** XXXX-XXXX. */
+export function formatUserCode(code: string): string {
+  return code.length === USER_CODE_LENGTH ? `${code.slice(0, 4)}-${code.slice(4)}` : code;
+}
