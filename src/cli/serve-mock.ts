@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import {
   ACCESS_TOKEN_FORMATS,
@@ -8,10 +11,12 @@ import {
   issuerUrlProblem,
   loadMockConfig,
   MockConfigError,
+  OpensslMissingError,
   type AccessTokenFormat,
   type MockClient,
   type MockConfigInput,
   type MockServer,
+  type MockTlsOption,
 } from '../mock/index.js';
 import { redact } from '../output/redact.js';
 import { addCommonOptions, parseInteger, setExitCode } from './command.js';
@@ -26,6 +31,10 @@ export interface ServeMockOptions {
   autoLogin?: string;
   /** Overrides the configuration's access_token_format. */
   accessTokenFormat?: string;
+  /** HTTPS with a certificate made at start, or --tls-cert/--tls-key. */
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
   /** The public issuer (behind a proxy, in a container). */
   issuerUrl?: string;
   /** --admin: the admin API on when listening beyond loopback too. */
@@ -61,6 +70,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     }
   }
   const defaults = input === undefined;
+  const tls = await tlsOption(options);
   if (format !== undefined) input = { ...input, access_token_format: format as AccessTokenFormat };
   try {
     server = await createMockServer(input, {
@@ -71,9 +81,11 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
       ...(options.issuerUrl !== undefined ? { issuerUrl: options.issuerUrl } : {}),
       ...(options.autoLogin !== undefined ? { autoLogin: options.autoLogin } : {}),
       ...(options.admin ? { admin: true } : {}),
+      ...(tls !== undefined ? { tls } : {}),
       ...(options.quiet ? {} : { log: (entry) => io.stderr.write(`${options.json ? JSON.stringify(entry) : formatLogEntry(entry)}\n`) }),
     });
   } catch (err) {
+    if (err instanceof OpensslMissingError) throw new UsageError(`${err.message}; it is not installed here`, 'install openssl, or give your own --tls-cert FILE --tls-key FILE');
     if (err instanceof MockConfigError) {
       const where = options.config !== undefined && !err.errors[0]?.startsWith('auto-login') ? `invalid configuration in ${options.config}: ` : '';
       throw new UsageError(`${where}${err.errors.join('; ')}`, 'fix the fields named and start again');
@@ -86,8 +98,12 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
     throw err;
   }
 
-  if (options.json) io.stdout.write(`${JSON.stringify(announcement(server))}\n`);
-  else io.stdout.write(describe(server, defaults, options));
+  // The CA of --tls, in a file for NODE_EXTRA_CA_CERTS and curl --cacert; removed at exit.
+  const caDir = server.ca !== undefined ? await mkdtemp(join(tmpdir(), 'oauthctl-mock-ca-')) : undefined;
+  const caFile = caDir !== undefined ? join(caDir, 'ca.pem') : undefined;
+  if (caFile !== undefined) await writeFile(caFile, server.ca!, { mode: 0o644 });
+  if (options.json) io.stdout.write(`${JSON.stringify(announcement(server, caFile))}\n`);
+  else io.stdout.write(describe(server, defaults, options, caFile));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);
     if (options.admin) io.stderr.write(`warning: --admin: anyone who reaches ${server.authUrl}/_mock/ can mint tokens and change the mock\n`);
@@ -96,24 +112,45 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
   // Stop accepting; what is in flight gets a few seconds to finish.
   await server.close({ graceMs: SHUTDOWN_GRACE_MS });
+  if (caDir !== undefined) await rm(caDir, { recursive: true, force: true });
   return 0;
 }
 
-/** The `--json` line: the contract's fields for the root issuer, and the named issuers when there are any. */
-function announcement(server: MockServer): Record<string, unknown> {
+/** --tls, --tls-cert and --tls-key: undefined for plain HTTP. */
+async function tlsOption(options: ServeMockOptions): Promise<MockTlsOption | undefined> {
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+    throw new UsageError('--tls-cert and --tls-key go together', 'give both files (PEM), or --tls alone for a certificate made at start');
+  if (options.tlsCert === undefined || options.tlsKey === undefined) return options.tls ? true : undefined;
+  const read = async (flag: string, file: string) => {
+    try {
+      const text = await readFile(file, 'utf8');
+      if (!text.includes('-----BEGIN')) throw new UsageError(`${flag} ${file} is not a PEM file`, 'give a PEM certificate and its PEM private key');
+      return text;
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`cannot read ${flag} ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'give a readable PEM file');
+    }
+  };
+  return { cert: await read('--tls-cert', options.tlsCert), key: await read('--tls-key', options.tlsKey) };
+}
+
+/** The `--json` line: the contract's fields for the root issuer, the CA file of --tls, and the named issuers when there are any. */
+function announcement(server: MockServer, caFile: string | undefined): Record<string, unknown> {
   const line: Record<string, unknown> = { issuer: server.issuer, auth_url: server.authUrl, base_url: server.baseUrl };
+  if (caFile !== undefined) line.ca_file = caFile;
   if (server.issuers.size > 0) line.issuers = Object.fromEntries([...server.issuers].map(([name, i]) => [name, { issuer: i.issuer, auth_url: i.authUrl, base_url: i.baseUrl }]));
   return line;
 }
 
 function clientLine(client: MockClient, secret: (s: string) => string): string {
-  const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${client.tokenEndpointAuthMethods.join(' or ')}` : 'public, no secret';
+  const methods = client.tokenEndpointAuthMethods.join(' or ');
+  const kind = client.clientSecret !== undefined ? `secret ${secret(client.clientSecret)}, ${methods}` : client.tokenEndpointAuthMethods.includes('none') ? 'public, no secret' : methods;
   const pkce = client.requirePkce ? ', PKCE required' : '';
   const grants = client.grantTypes.has('authorization_code') ? '' : `, grants ${[...client.grantTypes].join(' ')}`;
   return `  client             ${client.clientId} (${kind}${pkce}${grants})`;
 }
 
-function describe(server: MockServer, defaults: boolean, options: ServeMockOptions): string {
+function describe(server: MockServer, defaults: boolean, options: ServeMockOptions, caFile: string | undefined): string {
   const show = defaults || options.showSecrets === true;
   const secret = (s: string) => (show ? s : redact(s));
   const lines = [
@@ -135,6 +172,7 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
     for (const client of issuer.config.clients.values()) lines.push(`  ${clientLine(client, secret)}`);
   }
   if (defaults) lines.push('  loopback redirect URIs match on any port (RFC 8252 section 7.3)');
+  if (caFile !== undefined) lines.push(`  TLS CA             ${caFile}   (NODE_EXTRA_CA_CERTS=${caFile} to trust it)`);
   if (server.config.accessTokenFormat === 'opaque') lines.push('  access tokens      opaque (checked by lookup: the API and /introspect)');
   lines.push(
     `  admin API          ${adminMode(options.host ?? '127.0.0.1', options.admin) === 'off' ? 'off (not on loopback; --admin turns it on)' : `${server.authUrl}/_mock/ (flows page; tokens, faults, clock, keys)`}`,
@@ -157,6 +195,9 @@ export function register(program: Command, io: IO): void {
     .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
     .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
+    .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
+    .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')
+    .option('--tls-key <FILE>', 'the private key (PEM) of --tls-cert')
     .option('--json', 'print one line {"issuer","auth_url","base_url"} once listening; log JSON lines to stderr');
   addCommonOptions(cmd)
     .addHelpText(
@@ -167,6 +208,7 @@ Examples:
   $ oauthctl serve-mock --port 0 --json --auto-login alice
   $ oauthctl serve-mock --config fixtures/mock/example.jsonc
   $ oauthctl serve-mock --access-token-format opaque
+  $ oauthctl serve-mock --tls --port 0 --json
   $ oauthctl serve-mock --host 0.0.0.0 --port 9000 --issuer-url http://mock:9000
 
 Out of the box: user alice / wonderland; confidential client photo-web (secret photo-web-secret);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
 import { MockClock } from './core/clock.js';
@@ -14,6 +15,7 @@ import { RequestLog, type MockRequest } from './core/request-log.js';
 import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/router.js';
 import { SESSION_COOKIE_PREFIX } from './core/session.js';
 import { MockStore, type StoreLimits } from './core/store.js';
+import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/tls.js';
 import * as control from './endpoints/admin/control.js';
 import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 
@@ -36,6 +38,7 @@ export { DEFAULT_STORE_LIMITS } from './core/store.js';
 export { issuerUrlProblem } from './core/issuers.js';
 export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
 export type { MockLogEntry } from './core/router.js';
+export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
 export type { MockRequest } from './core/request-log.js';
 export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 export { MockAdminError } from './endpoints/admin/input.js';
@@ -57,9 +60,11 @@ export interface MockServerOptions {
   log?: (entry: MockLogEntry) => void;
   /** Clock in milliseconds, for tests. */
   now?: () => number;
+  /** HTTPS: `true` makes a CA and a certificate for the host at start (needs openssl); or your own PEM key and certificate. */
+  tls?: MockTlsOption;
   /**
    * The issuer announced in the metadata, in `iss` and in tokens, when the mock sits behind a proxy or
-   * in a container (default `http://{host}:{port}`). Named issuers are at `{issuerUrl}/{name}`.
+   * in a container (default `http://{host}:{port}`, https with `tls`). Named issuers are at `{issuerUrl}/{name}`.
    */
   issuerUrl?: string;
   /**
@@ -93,6 +98,8 @@ export interface MockServer {
   baseUrl: string;
   port: number;
   config: MockConfig;
+  /** With `tls: true`: the PEM of the CA made at start, which signed the server's certificate. */
+  ca?: string;
   /** The named issuers (config `issuers`), each with its own clients, users, keys and stores. */
   issuers: ReadonlyMap<string, MockIssuer>;
   /** Tokens without a flow, as POST /_mock/tokens: resolves to a token response. */
@@ -110,7 +117,7 @@ export interface MockServer {
   /** Adds a user or a client, validated as the configuration file's (MockAdminError names the field). */
   addUser(input: unknown): MockUser;
   addClient(input: unknown): MockClient;
-  /** Forgets codes, tokens, sessions, queued items and the request log. */
+  /** Forgets codes, tokens, sessions, pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
   reset(): void;
   /**
    * Stops accepting connections and closes idle ones; requests in flight get `graceMs` (default 0:
@@ -137,9 +144,21 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     if (problem) throw new MockConfigError([`issuer URL ${JSON.stringify(options.issuerUrl)}: ${problem}`]);
   }
   const host = options.host ?? '127.0.0.1';
+  // TLS belongs to the one server: the root configuration's tls_client_auth_ca serves every issuer.
+  let tls: Awaited<ReturnType<typeof httpsServerOptions>> | undefined;
+  if (options.tls !== undefined) {
+    let clientCa: string | undefined;
+    try {
+      clientCa = config.tlsClientAuthCa === undefined ? undefined : await readClientCa(config.tlsClientAuthCa);
+    } catch (err) {
+      throw new MockConfigError([`tls_client_auth_ca: cannot read ${JSON.stringify(config.tlsClientAuthCa)} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    }
+    tls = await httpsServerOptions(options.tls, host, clientCa);
+  }
   const root = issuerState(config, options, host);
   const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, host, name)]));
-  const server = createServer({ keepAliveTimeout: 5000 }, dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener]))));
+  const listener = dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener])));
+  const server = tls ? createHttpsServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -149,9 +168,10 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   });
   const port = (server.address() as AddressInfo).port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  const rootUrl = options.issuerUrl !== undefined ? normalizeIssuerUrl(options.issuerUrl) : `http://${hostInUrl}:${port}`;
-  root.place(rootUrl, `${SESSION_COOKIE_PREFIX}${port}`);
-  for (const [name, s] of named) s.place(`${rootUrl}/${name}`, `${SESSION_COOKIE_PREFIX}${port}_${name}`);
+  // The issuer is https when the mock itself serves TLS, or when --issuer-url says so (a TLS proxy in front).
+  const rootUrl = options.issuerUrl !== undefined ? normalizeIssuerUrl(options.issuerUrl) : `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`;
+  root.place(rootUrl, `${SESSION_COOKIE_PREFIX}${port}`, tls !== undefined);
+  for (const [name, s] of named) s.place(`${rootUrl}/${name}`, `${SESSION_COOKIE_PREFIX}${port}_${name}`, tls !== undefined);
   const all = [root, ...named.values()];
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
@@ -173,6 +193,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     baseUrl: root.state.baseUrl,
     port,
     config,
+    ...(tls?.madeCa !== undefined ? { ca: tls.madeCa } : {}),
     issuers: new Map([...named].map(([name, s]) => [name, describe(s)])),
     // The library methods act on the root issuer; a named one is steered over HTTP at {root}/{name}/_mock/.
     issueToken: (input) => control.issueToken(root.state, input),
@@ -205,8 +226,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
 interface IssuerSetup {
   state: MockState;
   listener: ReturnType<typeof createRequestListener>['listener'];
-  /** Sets the issuer URL and the session cookie's name once the port is known. */
-  place(issuer: string, sessionCookie: string): void;
+  /** Sets the issuer URL and the session cookie's name once the port is known; `mtls` when the server speaks TLS itself. */
+  place(issuer: string, sessionCookie: string, mtls: boolean): void;
   /** Loads the endpoint modules and the key pair, unless the server was closed meanwhile. */
   warmUp(closed: () => boolean): void;
   stopSigning(): Promise<void>;
@@ -241,8 +262,9 @@ function issuerState(config: MockConfig, options: MockServerOptions, host: strin
   return {
     state,
     listener,
-    place(issuer, sessionCookie) {
+    place(issuer, sessionCookie, mtls) {
       state.issuer = issuer;
+      state.mtls = mtls;
       state.baseUrl = `${issuer}/api`;
       state.secureCookies = issuer.startsWith('https:');
       state.sessionCookie = sessionCookie;

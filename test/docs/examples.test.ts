@@ -143,7 +143,8 @@ async function runExample(line: string, home: string, cwd: string): Promise<Outc
       if (acted) return;
       const listening = /Listening on (http:\/\/\S+)/.exec(stderr);
       const authorizationUrl = /^ {2}(https?:\/\/\S+\/authorize\?\S+)$/m.exec(stderr)?.[1];
-      if (isServer && /http:\/\/127\.0\.0\.1:\d+/.test(stdout + stderr)) {
+      // Listening: its URL (http, or https with --tls), the --json line or the start-up text's last line (an --issuer-url names no address).
+      if (isServer && /https?:\/\/127\.0\.0\.1:\d+|^\{"issuer":|^Press Ctrl\+C/m.test(stdout + stderr)) {
         acted = true;
         setTimeout(stop, 200);
       } else if (listening) {

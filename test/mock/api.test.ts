@@ -181,7 +181,11 @@ describe('discovery and JWKS', () => {
         device_authorization_endpoint: `${server.issuer}/device_authorization`,
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'],
+        pushed_authorization_request_endpoint: `${server.issuer}/par`,
+        require_pushed_authorization_requests: false,
+        request_parameter_supported: true,
+        tls_client_certificate_bound_access_tokens: false,
       });
       expect(meta.scopes_supported).toEqual(['photo', 'offline_access', 'openid', 'profile', 'email']);
     }

@@ -86,7 +86,7 @@ describe('GET /authorize: errors redirect with error, error_description, state a
     ['padded S256 challenge', { code_challenge: `${pkce.codeChallenge.slice(0, 42)}=` }, 'invalid_request', /43 base64url/],
     ['unknown prompt', { prompt: 'bogus' }, 'invalid_request', /prompt/],
     ['prompt none with login', { prompt: 'none login' }, 'invalid_request', /prompt=none/],
-    ['request object', { request: 'eyJ' }, 'invalid_request', /request objects/],
+    ['request object that is not a JWT', { request: 'eyJ' }, 'invalid_request_object', /not a JWT/],
   ])('%s', async (_name, overrides, error, description) => {
     const server = await startMock();
     const q = await errorRedirect(authorizeUrl(server, pkceRequest(pkce, overrides)));

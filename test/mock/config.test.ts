@@ -39,7 +39,11 @@ describe('mock configuration', () => {
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/cb#frag'] }] }, 'clients[0].redirect_uris[0]: must not contain a fragment'],
     [{ clients: [{ client_id: 'a', redirect_uris: [] }] }, 'clients[0].redirect_uris: must be a non-empty array'],
     [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], scopes: ['admin'] }] }, 'clients[0].scopes[0]: must be one of the configured scopes'],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'private_key_jwt' }] }, 'clients[0].token_endpoint_auth_method: must be one of'],
+    [
+      { clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'private_key_jwt' }] },
+      'clients[0].token_endpoint_auth_method: is "private_key_jwt" but the client has neither jwks nor jwks_uri',
+    ],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_magic' }] }, 'clients[0].token_endpoint_auth_method: must be one of'],
     [
       { clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_post' }] },
       'clients[0].token_endpoint_auth_method: is "client_secret_post" but the client has no client_secret',

@@ -43,7 +43,8 @@ export async function checkAccessToken(state: MockState, token: string): Promise
     const record = state.store.accessTokens.get(token);
     if (!record) return { ok: false, reason: 'invalid' };
     if (record.claims.exp * 1000 <= state.now()) return { ok: false, reason: 'expired' };
-    if (record.claims.iss !== state.issuer || record.claims.aud !== state.baseUrl) return { ok: false, reason: 'invalid' };
+    // As for a JWT: a token of another issuer, or for another resource (RFC 8707), is not valid here.
+    if (record.claims.iss !== state.issuer || ![record.claims.aud].flat().includes(state.baseUrl)) return { ok: false, reason: 'invalid' };
     claims = record.claims;
   } else {
     try {

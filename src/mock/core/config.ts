@@ -1,9 +1,22 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { validateDeviceSettings, validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
+import {
+  KEY_AUTH_METHODS,
+  SECRET_AUTH_METHODS,
+  SECURITY_CLIENT_KEYS,
+  SECURITY_TOP_KEYS,
+  validateSecurityClient,
+  validateSecurityTop,
+  type JsonWebKeySet,
+  type KeyAuthMethod,
+  type SecretAuthMethod,
+  type SecurityClientFields,
+  type SecurityConfig,
+} from './config-security.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type TokenEndpointAuthMethod = SecretAuthMethod | KeyAuthMethod | 'none';
 export type SigningAlg = 'RS256' | 'ES256';
 /** `jwt`: RFC 9068 JWT access tokens (the default); `opaque`: random reference tokens, checked by lookup (RFC 7662). */
 export type AccessTokenFormat = 'jwt' | 'opaque';
@@ -20,6 +33,12 @@ export interface MockClientInput {
   allow_plain_pkce?: boolean;
   consent?: boolean;
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  jwks?: JsonWebKeySet;
+  jwks_uri?: string;
+  tls_client_auth_subject_dn?: string;
+  require_pushed_authorization_requests?: boolean;
+  dpop_bound_access_tokens?: boolean;
+  require_signed_request_object?: boolean;
   /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
   grant_types?: GrantType[];
   /** RFC 8693: the audiences this client may exchange tokens for. */
@@ -47,6 +66,11 @@ export interface MockConfigInput {
   lifetimes?: MockLifetimesInput;
   signing_alg?: SigningAlg;
   access_token_format?: AccessTokenFormat;
+  resources?: string[];
+  require_pushed_authorization_requests?: boolean;
+  dpop_nonce?: boolean;
+  /** The one server's TLS: top level only, not in a named issuer. */
+  tls_client_auth_ca?: string;
   /** RFC 8628 section 3.2: seconds a device code lives (default 600) and the polling interval (default 5). */
   device_code_lifetime?: number;
   device_interval?: number;
@@ -56,7 +80,7 @@ export interface MockConfigInput {
 }
 
 /** The validated configuration the server runs with. */
-export interface MockClient {
+export interface MockClient extends SecurityClientFields {
   clientId: string;
   clientSecret?: string;
   clientName: string;
@@ -90,7 +114,7 @@ export interface MockLifetimes {
   refreshToken: number;
   idToken: number;
 }
-export interface MockConfig {
+export interface MockConfig extends SecurityConfig {
   clients: ReadonlyMap<string, MockClient>;
   users: ReadonlyMap<string, MockUser>;
   scopes: ReadonlyMap<string, MockScope>;
@@ -147,7 +171,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
 export const MAX_LIFETIME = 10 * 365 * 86_400;
-const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS, ...KEY_AUTH_METHODS, 'none'];
 const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
 
@@ -172,7 +196,10 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...(nested ? [] : ['issuers'])], '', fail);
+  // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
+  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, 'issuers'];
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...topKeys], '', fail);
+  const security = validateSecurityTop(input, fail);
   const device = validateDeviceSettings(input, fail);
 
   const issuers = new Map<string, MockConfig>();
@@ -241,7 +268,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers, ...security } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -255,7 +282,20 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
   if (!isObj(c)) return fail(field, 'must be an object');
   unknownKeys(
     c,
-    ['client_id', 'client_secret', 'client_name', 'redirect_uris', 'scopes', 'require_pkce', 'allow_plain_pkce', 'consent', 'token_endpoint_auth_method', 'grant_types', 'token_exchange'],
+    [
+      'client_id',
+      'client_secret',
+      'client_name',
+      'redirect_uris',
+      'scopes',
+      'require_pkce',
+      'allow_plain_pkce',
+      'consent',
+      'token_endpoint_auth_method',
+      'grant_types',
+      'token_exchange',
+      ...SECURITY_CLIENT_KEYS,
+    ],
     field,
     fail,
   );
@@ -277,9 +317,11 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
     else {
       method = c.token_endpoint_auth_method as TokenEndpointAuthMethod;
       if (method === 'none' && secret) bad('token_endpoint_auth_method', 'is "none" but the client has a client_secret; drop one of them');
-      if (method !== 'none' && !secret) bad('token_endpoint_auth_method', `is ${JSON.stringify(method)} but the client has no client_secret`);
     }
   }
+  // What the token endpoint accepts: the named method only, else both secret methods for a client with a secret.
+  const methods: TokenEndpointAuthMethod[] = c.token_endpoint_auth_method === undefined && secret ? ['client_secret_basic', 'client_secret_post'] : [method];
+  const security = validateSecurityClient(c, methods, secret !== undefined, bad);
   const grantTypes = new Set<GrantType>(DEFAULT_GRANT_TYPES);
   if (c.grant_types !== undefined) {
     grantTypes.clear();
@@ -324,9 +366,10 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
     tokenEndpointAuthMethod: method,
-    tokenEndpointAuthMethods: c.token_endpoint_auth_method === undefined && secret ? ['client_secret_basic', 'client_secret_post'] : [method],
+    tokenEndpointAuthMethods: methods,
     grantTypes,
     ...(tokenExchange ? { tokenExchange } : {}),
+    ...security,
   });
 }
 

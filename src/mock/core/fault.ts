@@ -1,4 +1,4 @@
-import { checkAuthorizationRequest } from './authorize-request.js';
+import { checkAuthorization } from './authorization-params.js';
 import { REALM } from './client-auth.js';
 import { errorDescription, quoted, readBody, redirect, sendJson, singleParams, type Exchange } from './http.js';
 import { errorPage, sendPage } from './pages.js';
@@ -50,16 +50,17 @@ function defaultError(status: number): string {
 
 /**
  * At the authorization endpoint an error without a status goes back to the client as an error redirect
- * (RFC 6749 section 4.1.2.1), when the client and redirect URI are good; with a status, an error page.
+ * (RFC 6749 section 4.1.2.1), when the client and redirect URI are good (those of a pushed request or a
+ * request object too, which the error uses up); with a status, an error page.
  */
-function authorizeFault(ex: Exchange, fault: Fault, run: () => void | Promise<void>): void | Promise<void> {
+async function authorizeFault(ex: Exchange, fault: Fault, run: () => void | Promise<void>): Promise<void> {
   const description = errorDescription(fault.errorDescription ?? QUEUED);
   const error = fault.error ?? defaultError(fault.status!);
   ex.log.error = error;
   ex.log.errorDescription = description;
   if (fault.status === undefined) {
     const { values, duplicate } = singleParams(ex.query);
-    const check = checkAuthorizationRequest(values, duplicate, ex.state.config);
+    const check = await checkAuthorization(ex, values, duplicate, false);
     // A request that cannot be redirected to gets the endpoint's own error page.
     if (check.kind === 'page') return run();
     ex.log.clientId = check.client.clientId;

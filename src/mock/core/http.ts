@@ -22,6 +22,8 @@ export interface MockState {
   /** false with --no-consent: no consent page for any client. */
   consent: boolean;
   autoLogin?: string;
+  /** The server speaks TLS itself (--tls): mutual-TLS client authentication and certificate-bound tokens (RFC 8705). */
+  mtls?: boolean;
   now(): number;
   /** The clock behind now(), steered by the admin API (POST /_mock/clock). */
   clock: MockClock;
@@ -105,16 +107,44 @@ export function isFormBody(req: IncomingMessage): boolean {
   return type !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
 }
 
+/** Parameters that may be sent more than once: resource (RFC 8707 section 2) and audience (RFC 8693 section 2.1). */
+const REPEATABLE: ReadonlySet<string> = new Set(['resource', 'audience']);
+
+/** The values of repeatable parameters of a parameter map, when one was sent more than once (get gives the first). */
+const repeatedValues = new WeakMap<Map<string, string>, Map<string, string[]>>();
+
+/** Adds a value of a repeatable parameter: the first is also what get gives. */
+export function addParam(values: Map<string, string>, key: string, value: string): void {
+  if (!values.has(key)) return void values.set(key, value);
+  let repeated = repeatedValues.get(values);
+  if (!repeated) repeatedValues.set(values, (repeated = new Map()));
+  const list = repeated.get(key);
+  if (list) list.push(value);
+  else repeated.set(key, [values.get(key)!, value]);
+}
+
+/** Every value of a parameter: all of a repeatable one, else the one. */
+export function allParams(values: Map<string, string>, key: string): string[] {
+  const list = repeatedValues.get(values)?.get(key);
+  if (list) return list;
+  const value = values.get(key);
+  return value === undefined ? [] : [value];
+}
+
 /**
  * The parameters of a query string or form body (application/x-www-form-urlencoded), with one value
  * each. RFC 6749 section 3.1: parameters sent without a value are treated as omitted, and no parameter
- * may be included more than once (`duplicate` names the first such).
+ * may be included more than once (`duplicate` names the first such), but for the repeatable ones.
  */
 export function singleParams(text: string): { values: Map<string, string>; duplicate?: string } {
   const values = new Map<string, string>();
   let empty: Set<string> | undefined;
   let duplicate: string | undefined;
   for (const [key, value] of formEntries(text)) {
+    if (REPEATABLE.has(key)) {
+      if (value !== '') addParam(values, key, value);
+      continue;
+    }
     if (values.has(key) || empty?.has(key)) duplicate ??= key;
     if (value !== '') values.set(key, value);
     else (empty ??= new Set()).add(key);

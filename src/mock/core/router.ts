@@ -97,6 +97,15 @@ function routes(): Routes {
     ['/device', { GET: lazy(device, (m) => m.handleVerificationPage), POST: lazy(device, (m) => m.handleVerification) }],
     ['/userinfo', { GET: userinfo, POST: userinfo }],
     ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
+    [
+      '/par',
+      {
+        POST: lazy(
+          () => import('../endpoints/par.js'),
+          (m) => m.handlePar,
+        ),
+      },
+    ],
     ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],

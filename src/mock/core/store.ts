@@ -15,6 +15,10 @@ export interface StoreLimits {
   pendingSessions: number;
   interactions: number;
   revoked: number;
+  /** Pushed authorization requests (RFC 9126), and the jti values of DPoP proofs and client assertions seen (security-store.ts). */
+  pushedRequests: number;
+  dpopProofs: number;
+  clientAssertions: number;
   /** Device authorizations (RFC 8628 section 3.2) and their user codes. */
   deviceCodes: number;
   userCodes: number;
@@ -30,6 +34,9 @@ export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = {
   pendingSessions: 10_000,
   interactions: 20_000,
   revoked: 100_000,
+  pushedRequests: 10_000,
+  dpopProofs: 100_000,
+  clientAssertions: 50_000,
   deviceCodes: 20_000,
   userCodes: 20_000,
 };
@@ -129,6 +136,9 @@ export interface CodeRecord {
   nonce?: string;
   authTime: number;
   expiresAt: number;
+  /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
+  resources?: string[];
+  dpopJkt?: string;
   /** The request-log id of the authorization request (the flows page links the code exchange to it). */
   flow?: number;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
@@ -144,6 +154,9 @@ export interface RefreshTokenRecord {
   expiresAt: number;
   /** Rotated (already exchanged): a reuse revokes the whole family (RFC 9700 section 4.14.2). */
   rotated: boolean;
+  /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
+  resources?: string[];
+  jkt?: string;
 }
 
 /**
@@ -188,6 +201,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  resources?: string[];
+  dpopJkt?: string;
   /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
   flow?: number;
   /** Set when the login and consent approve a device (RFC 8628 section 3.3): its device code. */
@@ -221,13 +236,15 @@ export interface UserCodeRecord {
 export type AccessTokenClaims = {
   iss: string;
   sub: string;
-  aud: string;
+  aud: string | string[];
   client_id: string;
   scope: string;
   jti: string;
   iat: number;
   exp: number;
   auth_time: number;
+  /** RFC 9449 section 6.1 (jkt) and RFC 8705 section 3.1 (x5t#S256): the key or certificate the token is bound to. */
+  cnf?: { jkt?: string; 'x5t#S256'?: string };
   /** RFC 8693 section 4.1: the actor of an exchanged token. */
   act?: Record<string, unknown>;
 };
@@ -278,6 +295,11 @@ export class MockStore {
     this.revokedAccessTokens = new ExpiringMap(l.revoked, now, 'revoked access tokens');
     this.deviceCodes = new ExpiringMap(l.deviceCodes, now, 'device codes');
     this.userCodes = new ExpiringMap(l.userCodes, now, 'user codes');
+  }
+
+  /** The bound of one store, for the stores kept beside this one (security-store.ts). */
+  limit(name: keyof StoreLimits): number {
+    return this.limits[name] ?? DEFAULT_STORE_LIMITS[name];
   }
 
   /** RFC 7009: a client revokes an access token; refused (503) when only the reserve is left. */

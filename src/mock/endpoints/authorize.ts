@@ -1,5 +1,5 @@
 import { serverToken } from '../core/random-pool.js';
-import { checkAuthorizationRequest } from '../core/authorize-request.js';
+import { checkAuthorization } from '../core/authorization-params.js';
 import type { MockClient } from '../core/config.js';
 import { errorDescription, redirect, singleParams, type Exchange } from '../core/http.js';
 import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
@@ -10,10 +10,10 @@ import type { AuthorizationRequest } from '../core/store.js';
 
 const INTERACTION_SECONDS = 600;
 
-/** GET /authorize (RFC 6749 section 4.1.1). */
-export function handleAuthorize(ex: Exchange): void {
+/** GET /authorize (RFC 6749 section 4.1.1; PAR's request_uri, RFC 9126 section 4; request objects, RFC 9101). */
+export async function handleAuthorize(ex: Exchange): Promise<void> {
   const { values, duplicate } = singleParams(ex.query);
-  const check = checkAuthorizationRequest(values, duplicate, ex.state.config);
+  const check = await checkAuthorization(ex, values, duplicate, false);
   if (check.kind === 'page') {
     if (check.clientId) ex.log.clientId = check.clientId;
     ex.log.error = 'invalid_request';
@@ -116,6 +116,8 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
     scopes: request.scopes,
     ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod ?? 'plain' } : {}),
     ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+    ...(request.resources !== undefined ? { resources: request.resources } : {}),
+    ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
     ...(request.flow !== undefined ? { flow: request.flow } : {}),
     authTime,
     expiresAt: state.now() + state.config.lifetimes.code * 1000,

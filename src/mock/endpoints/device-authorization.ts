@@ -14,7 +14,7 @@ import { formParams } from './token.js';
 export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   const { state } = ex;
   if (!client.grantTypes.has(DEVICE_CODE_GRANT)) {

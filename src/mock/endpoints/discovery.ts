@@ -1,11 +1,14 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
 import { GRANT_TYPES } from '../core/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
+import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
 export function serverMetadata(state: MockState): Record<string, unknown> {
   const { issuer, config } = state;
   const plain = [...config.clients.values()].some((c) => c.allowPlainPkce);
+  // RFC 7523, RFC 8705 section 2 (the tls ones only when the mock speaks TLS itself).
+  const authMethods = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...(state.mtls ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])];
   return {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
@@ -19,17 +22,24 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    token_endpoint_auth_methods_supported: [...authMethods, 'none'],
+    token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS],
+    introspection_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: [...authMethods, 'none'],
     code_challenge_methods_supported: plain ? ['S256', 'plain'] : ['S256'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [config.signingAlg],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101: request objects by value (and by PAR); request_uri only as PAR's.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     request_uri_parameter_supported: false,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
+    dpop_signing_alg_values_supported: DPOP_ALGS,
+    tls_client_certificate_bound_access_tokens: state.mtls === true,
     authorization_response_iss_parameter_supported: true,
   };
 }

@@ -27,7 +27,7 @@ async function findToken(ex: Exchange, token: string, hint: string | undefined):
 export async function handleIntrospect(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   if (client.tokenEndpointAuthMethod === 'none') {
     return sendOAuthError(ex, 401, 'invalid_client', 'introspection needs a confidential client (RFC 7662 section 2.1)', { 'WWW-Authenticate': 'Basic realm="oauthctl-mock"' });
@@ -44,7 +44,21 @@ export async function handleIntrospect(ex: Exchange): Promise<void> {
     return sendJson(
       ex.res,
       200,
-      { active: true, token_type: 'Bearer', scope: c.scope, client_id: c.client_id, username, sub: c.sub, aud: c.aud, iss: c.iss, exp: c.exp, iat: c.iat, jti: c.jti },
+      // RFC 9449 section 6.2 and RFC 8705 section 3.2: a bound token's cnf.
+      {
+        active: true,
+        token_type: c.cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
+        scope: c.scope,
+        client_id: c.client_id,
+        username,
+        sub: c.sub,
+        aud: c.aud,
+        iss: c.iss,
+        exp: c.exp,
+        iat: c.iat,
+        jti: c.jti,
+        ...(c.cnf !== undefined ? { cnf: c.cnf } : {}),
+      },
       headers,
     );
   }
@@ -62,7 +76,7 @@ export async function handleIntrospect(ex: Exchange): Promise<void> {
 export async function handleRevoke(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   const token = values.get('token');
   if (!token) return sendOAuthError(ex, 400, 'invalid_request', 'token is missing');

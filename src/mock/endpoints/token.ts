@@ -7,11 +7,14 @@ import { authenticateClient } from '../core/client-auth.js';
 import type { GrantType, MockClient, MockUser } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
+import { nonceHeader } from '../core/dpop.js';
 import type { NextToken } from '../core/queue.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
+import { audienceOf, tokenResources } from '../core/resources.js';
+import { confirmation, tokenRequestBinding, type TokenBinding } from '../core/token-binding.js';
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -40,16 +43,18 @@ export async function handleToken(ex: Exchange): Promise<void> {
   if (!values) return;
   const grantType = values.get('grant_type');
   if (!grantType) return sendOAuthError(ex, 400, 'invalid_request', 'grant_type is missing');
-  const client = authenticateClient(ex, values);
+  const client = await authenticateClient(ex, values);
   if (!client) return;
   const grant = GRANTS[grantType];
   if (!grant) return sendOAuthError(ex, 400, 'unsupported_grant_type', `grant_type ${q(grantType)} is not supported; use ${Object.keys(GRANTS).join(', ')}`);
   // RFC 6749 section 5.2: a grant type the client is not registered for (RFC 7591 grant_types).
   if (!client.grantTypes.has(grantType as GrantType)) return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is not registered for grant_type ${grantType}`);
-  return grant(ex, client, values);
+  const binding = await tokenRequestBinding(ex, client);
+  if (!binding) return;
+  return grant(ex, client, values, binding);
 }
 
-async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
   const { store } = ex.state;
   const code = values.get('code');
   if (!code) return sendOAuthError(ex, 400, 'invalid_request', 'code is missing');
@@ -79,6 +84,12 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   } else if (verifier !== undefined) {
     return sendOAuthError(ex, 400, 'invalid_grant', 'code_verifier is sent, but the authorization request had no code_challenge (RFC 9700 section 4.8.2)');
   }
+  // RFC 9449 section 10: the code of a request with dpop_jkt goes only with a proof by that key.
+  if (record.dpopJkt !== undefined && binding.jkt !== record.dpopJkt) {
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the authorization request had dpop_jkt; the token request needs a DPoP proof by that key (RFC 9449 section 10)');
+  }
+  const resources = tokenResources(values, record.resources, ex.state);
+  if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
 
   // Room first (a full store refuses with 503 and the code stays unused), then redeemed before the
   // first await, so that a concurrent second use already sees it.
@@ -100,12 +111,15 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     refreshScopes: record.scopes,
     authTime: record.authTime,
     jti,
+    resources: resources.resources,
+    grantedResources: record.resources ?? [],
+    binding,
     ...(family ? { family } : {}),
     ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
   });
 }
 
-async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
   const { store } = ex.state;
   const token = values.get('refresh_token');
   if (!token) return sendOAuthError(ex, 400, 'invalid_request', 'refresh_token is missing');
@@ -126,6 +140,12 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     if (extra.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${extra.join(' ')} was not granted to this refresh token (RFC 6749 section 6)`);
     scopes = asked;
   }
+  // RFC 9449 section 5: a public client's refresh token is bound to its DPoP key.
+  if (record.jkt !== undefined && binding.jkt !== record.jkt) {
+    return sendOAuthError(ex, 400, 'invalid_grant', 'the refresh token is bound to a DPoP key; send a DPoP proof by that key (RFC 9449 section 5)');
+  }
+  const resources = tokenResources(values, record.resources, ex.state);
+  if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
   store.ensureRoomForTokens(ex.state.config.accessTokenFormat === 'opaque', true);
   record.rotated = true;
   const now = ex.state.now();
@@ -133,7 +153,17 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
   const accessExp = now + ex.state.config.lifetimes.accessToken * 1000;
   family.expiresAt = Math.max(family.expiresAt, now + ex.state.config.lifetimes.refreshToken * 1000);
   store.addToFamily(record.family, family, jti, accessExp);
-  await sendTokens(ex, client, { username: record.username, scopes, refreshScopes: record.scopes, authTime: record.authTime, jti, family: record.family });
+  await sendTokens(ex, client, {
+    username: record.username,
+    scopes,
+    refreshScopes: record.scopes,
+    authTime: record.authTime,
+    jti,
+    family: record.family,
+    resources: resources.resources,
+    grantedResources: record.resources ?? [],
+    binding,
+  });
 }
 
 export interface Grant {
@@ -146,6 +176,10 @@ export interface Grant {
   jti: string;
   family?: string;
   nonce?: string;
+  /** The access token's resources (RFC 8707), and those a new refresh token keeps. */
+  resources?: string[];
+  grantedResources?: string[];
+  binding?: TokenBinding;
   /** The user, when it is not a configured one (tokens from the admin API for any subject). */
   user?: MockUser;
   /** The access token's lifetime in seconds, when not the configured one (tokens from the admin API). */
@@ -157,7 +191,8 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   const body = await tokenResponse(ex.state, client, grant);
   if (!body) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
   ex.log.outcome = 'tokens issued';
-  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  const dpopNonce = grant.binding?.jkt !== undefined ? nonceHeader(ex) : {};
+  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...dpopNonce });
 }
 
 /**
@@ -177,17 +212,20 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
     {
       iss: state.issuer,
       sub: user.sub,
-      aud: state.baseUrl,
+      aud: audienceOf(grant.resources ?? [], state),
       client_id: client.clientId,
       scope,
       jti: grant.jti,
       iat,
       exp: iat + lifetime,
       auth_time: Math.floor(grant.authTime / 1000),
+      ...confirmation(grant.binding),
     },
     next,
   );
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+  const dpop = grant.binding?.jkt !== undefined;
+  // RFC 9449 section 5: token_type DPoP for a DPoP-bound access token.
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -198,6 +236,8 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       authTime: grant.authTime,
       expiresAt: now + lifetimes.refreshToken * 1000,
       rotated: false,
+      ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
+      ...(dpop && client.tokenEndpointAuthMethods.includes('none') ? { jkt: grant.binding!.jkt! } : {}),
     });
     body.refresh_token = refreshToken;
   }
@@ -221,7 +261,8 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
   return body;
 }
 
-type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>) => Promise<void>;
+/** `binding`: the DPoP key and client certificate of the request (token-binding.ts). */
+type GrantHandler = (ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding) => Promise<void>;
 
 /** The grant types the token endpoint serves, by grant_type. */
 const GRANTS: Partial<Record<string, GrantHandler>> = {

@@ -109,7 +109,7 @@ function configFail(field: string, message: string): never {
   throw new MockAdminError(field.replace(/^\$\.?/, '') || 'body', message);
 }
 
-/** Forgets codes, tokens, sessions, queued items and the request log (not users, clients, keys or the clock). */
+/** Forgets codes, tokens, sessions, PAR and replay state (a new store, security-store.ts), queued items and the request log (not users, clients, keys or the clock). */
 export function reset(state: MockState): void {
   state.store = state.store.emptied();
   state.queue.clear();

@@ -1,0 +1,46 @@
+import { decodeProtectedHeader } from 'jose';
+import { verifyClientJwt } from './client-keys.js';
+import { ASYMMETRIC_ALGS, HMAC_ALGS } from './config-security.js';
+import type { MockClient } from './config.js';
+import { addParam, q, type MockState } from './http.js';
+
+const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti']);
+const TYPES = new Set(['oauth-authz-req+jwt', 'JWT', 'jwt']);
+
+export type RequestObjectCheck = { ok: true; values: Map<string, string> } | { ok: false; description: string };
+
+/**
+ * A signed request object (RFC 9101): signed by the client (its jwks or jwks_uri; HS256/384/512 with
+ * its secret), iss = client_id, aud = this issuer, exp required, a client_id claim (when present) the
+ * same as the request's; its claims are the authorization request's parameters, and only they count
+ * (section 6.3). Unsigned (alg none) request objects are refused.
+ */
+export async function requestObjectParams(state: MockState, client: MockClient, jwt: string): Promise<RequestObjectCheck> {
+  const refuse = (description: string): RequestObjectCheck => ({ ok: false, description });
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(jwt);
+  } catch {
+    return refuse('the request parameter is not a JWT (RFC 9101 section 4)');
+  }
+  if (header.alg === 'none') return refuse('the request object is unsigned (alg none); sign it with a key of the client (RFC 9101 section 4)');
+  if (header.typ !== undefined && !TYPES.has(header.typ)) return refuse(`the request object's typ ${q(header.typ)} is not oauth-authz-req+jwt (RFC 9101 section 10.8)`);
+  const algorithms = [...(client.jwks || client.jwksUri ? ASYMMETRIC_ALGS : []), ...(client.clientSecret !== undefined ? HMAC_ALGS : [])];
+  let claims: Record<string, unknown>;
+  try {
+    claims = await verifyClientJwt(state, client, jwt, { algorithms, issuer: client.clientId, audience: state.issuer, requiredClaims: ['exp', 'iss', 'aud'] });
+  } catch (err) {
+    return refuse(`the request object is not valid: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (claims.client_id !== undefined && claims.client_id !== client.clientId) return refuse("the request object's client_id differs from the request's (RFC 9101 section 5)");
+  if (claims.request !== undefined || claims.request_uri !== undefined) return refuse('a request object must not hold request or request_uri (RFC 9101 section 4)');
+  const values = new Map<string, string>();
+  for (const [name, value] of Object.entries(claims)) {
+    if (JWT_CLAIMS.has(name) || value === null || value === undefined) continue;
+    if (Array.isArray(value) && name === 'resource') for (const v of value) addParam(values, name, String(v));
+    else if (name === 'resource') addParam(values, name, String(value));
+    else values.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  values.set('client_id', client.clientId);
+  return { ok: true, values };
+}
