@@ -176,19 +176,7 @@ export class AuditContext {
 
   /** Walks any authorization URL (a pushed request's, RFC 9126 section 4) up to the first redirect off the server. */
   async walk(authorizationUrl: string, redirectUri: string = this.redirectUri): Promise<AuthorizeOutcome> {
-    const serverOrigin = new URL(this.config.authorizationEndpoint).origin;
-    const walk = this.setup.navigate ?? navigate;
-    const result = await walk(authorizationUrl, {
-      http: this.http,
-      redirectUri,
-      consent: 'approve',
-      credentials: this.setup.credentials,
-      jar: this.jar,
-      maxSteps: this.setup.maxSteps,
-      trace: this.trace,
-      showSecrets: this.setup.showSecrets,
-      stopBefore: (url) => url.origin !== serverOrigin,
-    });
+    const result = await this.navigateWithin(authorizationUrl, redirectUri, this.serverOrigin);
     if (result.kind === 'page') return { kind: 'page', url: result.url, status: result.status, text: result.text };
     if (result.stoppedBy === 'stop-before') return { kind: 'elsewhere', url: result.url };
     const url = new URL(result.url);
@@ -204,11 +192,15 @@ export class AuditContext {
    * and cookies, approving what it is asked; stops at a page with nothing to do, never leaving the page's origin.
    */
   walkPage(url: string): Promise<NavigationResult> {
-    const origin = new URL(url).origin;
+    return this.navigateWithin(url, 'http://oauthctl-audit.invalid/no-redirect', new URL(url).origin);
+  }
+
+  /** The audit's user agent (its credentials and cookies, approving consent) from `url`, never leaving `origin`. */
+  private navigateWithin(url: string, redirectUri: string, origin: string): Promise<NavigationResult> {
     const walk = this.setup.navigate ?? navigate;
     return walk(url, {
       http: this.http,
-      redirectUri: 'http://oauthctl-audit.invalid/no-redirect',
+      redirectUri,
       consent: 'approve',
       credentials: this.setup.credentials,
       jar: this.jar,
