@@ -18,8 +18,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.cjs'],
+    // bin/ is CommonJS (bin/package.json): the command line loads one bundled file through require().
+    files: ['**/*.cjs', 'bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The command line is bundled as CommonJS (docs/ARCHITECTURE.md, "How the command line starts").
+    files: ['src/**'],
+    rules: { 'no-restricted-syntax': ['error', { selector: "MetaProperty[meta.name='import']", message: 'src/ is bundled as CommonJS: no import.meta' }] },
   },
   {
     files: ['test/**', 'bench/**'],

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'oauthctl.js');
-if (!existsSync(join(root, 'dist', 'cli', 'bin.js'))) {
+if (!existsSync(join(root, 'dist', 'oauthctl.cjs'))) {
   console.log('dist/ is missing: run `npm run build` first (npm run bench does)');
   process.exit(1);
 }
@@ -21,9 +21,13 @@ const cases = {
   'oauthctl --help': [bin, '--help'],
 };
 
+// A plain environment for every case alike: NODE_OPTIONS or NODE_EXTRA_CA_CERTS (a CA bundle parsed at
+// each start) would swell the baseline too and flatter the ratio.
+const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+
 function timeOnce(args) {
   const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, args, { stdio: 'ignore', env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
   return ms;

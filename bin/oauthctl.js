@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import '../dist/cli/bin.js';
+'use strict';
+require('./load-cli.js').loadCli().cli.main(process.argv.slice(2));

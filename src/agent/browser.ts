@@ -78,7 +78,7 @@ export const systemBrowserUserAgent: UserAgent = async ({ authorizationUrl, io, 
   }
   renderer.info('opening the system browser');
   try {
-    const { default: open } = await import('open');
+    const open = await loadOpen();
     const child = await open(authorizationUrl);
     child.once('error', (err) => fallback(`cannot open a browser: ${err.message}`));
     // xdg-open and its kin start, then fail (no display, no browser): only the exit status tells.
@@ -90,3 +90,14 @@ export const systemBrowserUserAgent: UserAgent = async ({ authorizationUrl, io, 
     fallback(`cannot open a browser: ${err instanceof Error ? err.message : String(err)}`);
   }
 };
+
+type Open = typeof import('open').default;
+
+/**
+ * The `open` package's function. `open` is an ES module; in the bundled CLI (dist/oauthctl.cjs) import()
+ * becomes require(), whose result is the module namespace itself, so its default export is one level down.
+ */
+async function loadOpen(): Promise<Open> {
+  const imported = (await import('open')) as { default: Open | { default: Open } };
+  return typeof imported.default === 'function' ? imported.default : imported.default.default;
+}

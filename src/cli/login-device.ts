@@ -57,7 +57,7 @@ export async function runDeviceLogin(options: DeviceLoginOptions, io: IO, timeou
       await systemBrowserUserAgent({ authorizationUrl: pageUrl, redirectUri: '', signal: controller.signal, io, renderer });
     }
     const deadline = Date.now() + Math.min(timeoutMs, device.expires_in * 1000);
-    const spinner = startSpinner(io.stderr, () => `Waiting for the sign-in at ${device.verification_uri} (${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s left, Ctrl-C to stop)`);
+    const spinner = startSpinner(io.stderr, () => `Waiting for the sign-in at ${device.verification_uri} (${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s left, Ctrl-C to stop)`, io.env);
     let tokens;
     try {
       tokens = await Promise.race([

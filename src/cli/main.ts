@@ -20,6 +20,8 @@ export async function buildProgram(argv: readonly string[], io: IO): Promise<Com
   const program = new Command('oauthctl')
     .description('Test and exercise OAuth 2.0 authorization-code flows, with and without PKCE, and run a mock authorization server.')
     .version(VERSION, '-V, --version')
+    // Also before the command's name (`oauthctl -q token`), as each command takes it after.
+    .option('-q, --quiet', 'nothing on stderr but the one line of a failure')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -66,7 +68,7 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   const commandIO: IO = { ...io };
   const program = await buildProgram(argv, commandIO);
   program.hook('preAction', (_program, action) => {
-    if (action.opts<{ quiet?: boolean }>().quiet === true) commandIO.stderr = discardingStream();
+    if (action.opts<{ quiet?: boolean }>().quiet === true || program.opts<{ quiet?: boolean }>().quiet === true) commandIO.stderr = discardingStream();
   });
   // Commands set process-independent exit codes through this slot.
   try {

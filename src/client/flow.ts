@@ -106,7 +106,7 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
       throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
     },
   );
-  const spinner = startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatLeft(deadline - Date.now())} left, Ctrl-C to stop)`);
+  const spinner = startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatLeft(deadline - Date.now())} left, Ctrl-C to stop)`, io.env);
   try {
     return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, timeout]);
   } finally {

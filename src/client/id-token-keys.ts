@@ -1,4 +1,4 @@
-import { decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
 import { CliError } from '../errors.js';
 import type { JwtCheck } from '../oauth/jwt-claims.js';
 import type { HttpClient } from './http.js';

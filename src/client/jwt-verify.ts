@@ -1,4 +1,10 @@
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, type JSONWebKeySet, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+// jose by subpath: its index loads every JWE and key-generation module too (tens of ms at start-up).
+import type { JSONWebKeySet, JWTPayload, ProtectedHeaderParameters } from 'jose';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import * as errors from 'jose/errors';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { compactVerify } from 'jose/jws/compact/verify';
+import { decodeJwt } from 'jose/jwt/decode';
 import { FlowError } from '../errors.js';
 import { checkClaims, type ClaimExpectations, type JwtCheck } from '../oauth/jwt-claims.js';
 import type { HttpClient } from './http.js';

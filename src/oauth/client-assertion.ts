@@ -1,4 +1,3 @@
-import { SignJWT } from 'jose/jwt/sign';
 import { randomToken } from './random.js';
 import type { ClientCredentials } from './token-request.js';
 
@@ -25,6 +24,7 @@ export function clientAssertionClaims(clientId: string, audience: string, nowSec
  * keyed by the client secret (OpenID Connect Core section 9). A new one for every request.
  */
 export async function signClientAssertion(client: ClientCredentials, claims: ClientAssertionClaims): Promise<string> {
+  const { SignJWT } = await import('jose/jwt/sign');
   if (client.authMethod === 'client_secret_jwt') {
     if (client.clientSecret === undefined) throw new TypeError('client_secret_jwt needs a client secret');
     return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(client.clientSecret));

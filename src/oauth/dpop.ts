@@ -1,7 +1,5 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import { SignJWT } from 'jose/jwt/sign';
-import { calculateJwkThumbprint } from 'jose/jwk/thumbprint';
 import { randomToken } from './random.js';
 
 /** A DPoP key pair (RFC 9449 section 2): the private key signs proofs, the public JWK goes in their header. */
@@ -52,10 +50,13 @@ export function dpopProofClaims(input: DpopProofInput): Record<string, string | 
 
 /** A DPoP proof JWT: header typ dpop+jwt with the public JWK (RFC 9449 section 4.2). */
 export async function createDpopProof(key: DpopKey, input: DpopProofInput): Promise<string> {
+  // jose is loaded when a proof is first signed: a login without DPoP never pays for it.
+  const { SignJWT } = await import('jose/jwt/sign');
   return new SignJWT(dpopProofClaims(input)).setProtectedHeader({ typ: 'dpop+jwt', alg: key.alg, jwk: key.publicJwk }).sign(key.privateKey);
 }
 
 /** The public part of a JWK and its thumbprint. */
 export async function dpopJkt(publicJwk: JWK): Promise<string> {
+  const { calculateJwkThumbprint } = await import('jose/jwk/thumbprint');
   return calculateJwkThumbprint(publicJwk, 'sha256');
 }

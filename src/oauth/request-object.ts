@@ -1,4 +1,3 @@
-import { SignJWT } from 'jose/jwt/sign';
 import { randomToken } from './random.js';
 import type { ClientSigningKey } from './token-request.js';
 
@@ -20,5 +19,6 @@ export function requestObjectClaims(params: URLSearchParams, clientId: string, a
 
 /** Signs a request object (RFC 9101 section 4; typ per section 10.8). */
 export async function signRequestObject(claims: Record<string, unknown>, key: ClientSigningKey): Promise<string> {
+  const { SignJWT } = await import('jose/jwt/sign');
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, typ: 'oauth-authz-req+jwt', ...(key.kid !== undefined && { kid: key.kid }) }).sign(key.key);
 }

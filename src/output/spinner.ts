@@ -8,13 +8,14 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const CLEAR_LINE = '\r\x1b[2K';
 
 /**
- * A one-line spinner on a TTY, redrawn in place; elsewhere the text is printed once.
+ * A one-line spinner on a TTY, redrawn in place; elsewhere, and on a terminal that says it cannot move
+ * the cursor (TERM=dumb: Emacs shells, some CI logs), the text is printed once.
  * `text` is called each frame so it can show a countdown. While it spins, anything else written to the
  * stream (the headless agent's steps, a warning) first clears the spinner's line, so the two never run
  * together; the next frame draws the spinner again below.
  */
-export function startSpinner(stream: OutStream, text: () => string): Spinner {
-  if (!stream.isTTY) {
+export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.ProcessEnv = {}): Spinner {
+  if (!stream.isTTY || env.TERM === 'dumb') {
     stream.write(`${text()}\n`);
     return { stop: () => undefined };
   }

@@ -178,4 +178,14 @@ describe('a server that cannot be reached (B4, B9)', () => {
     expect(fail.stderr.trim().split('\n')).toHaveLength(1);
     expect(fail.stderr).toMatch(/^oauthctl: error: /);
   });
+
+  it('-q before the command name works as after it', async () => {
+    const ok = await runCli(['-q', 'login', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--timeout', '20'], env);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toMatch(/^access_token=/m);
+    const fail = await runCli(['--quiet', 'login', '--issuer', 'http://127.0.0.1:9', '--client-id', 'photo-cli', '--timeout', '20'], env);
+    expect(fail.code).toBe(1);
+    expect(fail.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });

@@ -49,6 +49,14 @@ describe('the spinner on a terminal', () => {
     expect(screenLines(tty.text())).toEqual(['==> Headless login', '']);
   });
 
+  it('on a terminal that cannot move the cursor (TERM=dumb) the text is printed once, no escape sequence', () => {
+    const tty = terminal();
+    const spinner = startSpinner(tty.stream, () => 'Waiting for the redirect', { TERM: 'dumb' });
+    tty.stream.write('==> Headless login\n');
+    spinner.stop();
+    expect(tty.text()).toBe('Waiting for the redirect\n==> Headless login\n');
+  });
+
   it("the headless agent's lines during a real login never share a line with the spinner", async () => {
     const tty = terminal();
     const io: IO = { stdout: new PassThrough(), stderr: tty.stream, stdin: Readable.from([]), env: { NO_COLOR: '1' } };
