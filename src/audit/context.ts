@@ -1,5 +1,7 @@
 import { FlowError } from '../errors.js';
+import { authenticatedRequest } from '../client/endpoint-request.js';
 import type { FlowConfig } from '../client/flow-config.js';
+import { pushAuthorizationRequest } from '../client/pushed-authorization.js';
 import type { HttpClient } from '../client/http.js';
 import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
@@ -10,7 +12,8 @@ import { parseOAuthErrorBody, type OAuthErrorFields } from '../oauth/errors.js';
 import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
 import { generateState } from '../oauth/random.js';
 import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
-import { buildTokenRequest, usesClientAssertion, type ClientCredentials, type GrantParams } from '../oauth/token-request.js';
+import { buildTokenRequest, type ClientCredentials, type GrantParams, type TokenHttpRequest } from '../oauth/token-request.js';
+import type { Renderer } from '../output/render.js';
 import { ProbeFailure } from './probe-errors.js';
 import type { MetadataLookup } from './metadata-lookup.js';
 
@@ -55,7 +58,17 @@ export type AuthorizeOutcome =
   /** The server showed a page and stopped there (an error page, for an invalid request). */
   | { kind: 'page'; url: string; status: number; text: string }
   /** The server sent the user agent to another site, which the audit does not visit. */
-  | { kind: 'elsewhere'; url: string };
+  | { kind: 'elsewhere'; url: string }
+  /** The PAR endpoint refused the pushed request (RFC 9126 section 2.3): nothing reached the front channel. */
+  | { kind: 'push-refused'; url: string; text: string };
+
+/** A request pushed to the PAR endpoint (RFC 9126 section 2.2), and the front-channel URL that carries its request_uri. */
+export interface PushedRequest {
+  kind: 'pushed';
+  url: string;
+  requestUri: string;
+  expiresIn: number;
+}
 
 export interface IssuedCode {
   code: string;
@@ -144,6 +157,14 @@ export class AuditContext {
     return this.config.authMethod === 'none';
   }
 
+  /**
+   * Whether the audit's authorization requests are pushed first (RFC 9126): --par, or the metadata's
+   * require_pushed_authorization_requests (section 5). A probe's tampered request is then pushed as it is.
+   */
+  get pushesRequests(): boolean {
+    return this.config.par === true || this.metadata?.require_pushed_authorization_requests === true;
+  }
+
   /** PKCE by default for a public client or when the flow options ask for it (RFC 9700 section 2.1.1). */
   get usesPkce(): boolean {
     return this.config.pkce !== undefined || this.isPublicClient;
@@ -169,9 +190,45 @@ export class AuditContext {
     return url.href;
   }
 
-  /** Runs an authorization request through the headless agent up to the first redirect off the server. */
+  /**
+   * Runs an authorization request through the headless agent up to the first redirect off the server;
+   * when the audit pushes its requests, its parameters are pushed first and the agent gets the request_uri.
+   */
   async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
-    return this.walk(params.rawUrl ?? this.authorizationUrl(params), params.redirectUri ?? this.redirectUri);
+    const url = params.rawUrl ?? this.authorizationUrl(params);
+    const redirectUri = params.redirectUri ?? this.redirectUri;
+    if (!this.pushesRequests) return this.walk(url, redirectUri);
+    const pushed = await this.pushRequest(url);
+    return pushed.kind === 'pushed' ? this.walk(pushed.url, redirectUri) : pushed;
+  }
+
+  /**
+   * Pushes the parameters of an authorization URL, repeated ones as they are (RFC 9126 section 2.1),
+   * through the client's own PAR request (client authentication included); a refusal is an outcome.
+   */
+  async pushRequest(authorizationUrl: string): Promise<PushedRequest | Extract<AuthorizeOutcome, { kind: 'push-refused' }>> {
+    const params = new URL(authorizationUrl).searchParams;
+    try {
+      const pushed = await pushAuthorizationRequest(this.http, this.config, params, this.traceRenderer());
+      return { kind: 'pushed', url: this.pushedAuthorizationUrl(params.get('client_id') ?? this.config.clientId, pushed.request_uri), requestUri: pushed.request_uri, expiresIn: pushed.expires_in };
+    } catch (err) {
+      if (err instanceof FlowError) return { kind: 'push-refused', url: this.endpoint('pushed_authorization_request_endpoint') ?? 'the PAR endpoint', text: err.message };
+      throw err;
+    }
+  }
+
+  /** The front-channel request after a push: only client_id and request_uri (RFC 9126 section 4). */
+  pushedAuthorizationUrl(clientId: string, requestUri: string): string {
+    const url = new URL(this.config.authorizationEndpoint);
+    url.searchParams.set('client_id', clientId);
+    url.searchParams.set('request_uri', requestUri);
+    return url.href;
+  }
+
+  /** The client's narration (of a push, a client assertion) as the audit's trace lines: seen with --verbose only. */
+  private traceRenderer(): Renderer {
+    const trace = (text: string) => this.trace(`audit: ${text}`);
+    return { color: false, verbose: true, showSecrets: this.setup.showSecrets ?? false, step: trace, info: trace, line: trace, ok: trace, warn: trace, trace };
   }
 
   /** Walks any authorization URL (a pushed request's, RFC 9126 section 4) up to the first redirect off the server. */
@@ -223,6 +280,7 @@ export class AuditContext {
     }
     if (outcome.kind === 'page') throw new ProbeFailure(`no code: the server stopped at ${outcome.url} with HTTP ${outcome.status}${outcome.text ? ` (${outcome.text})` : ''}`);
     if (outcome.kind === 'elsewhere') throw new ProbeFailure(`no code: the server sent the browser to ${outcome.url}`);
+    if (outcome.kind === 'push-refused') throw new ProbeFailure(`no code: ${outcome.text}`);
     const code = outcome.params.code;
     if (!code) {
       const error = parseOAuthErrorBody(outcome.params);
@@ -238,8 +296,10 @@ export class AuditContext {
    * authenticates with a JWT gets a fresh assertion unless the probe gives its own; `headers` (a DPoP proof) are added.
    */
   async token(grant: GrantParams, client: ClientCredentials = this.client, extra: { clientAssertion?: string; headers?: Record<string, string> } = {}): Promise<TokenExchange> {
-    const clientAssertion = extra.clientAssertion ?? (usesClientAssertion(client.authMethod) ? await this.clientAssertion(client) : undefined);
-    const req = buildTokenRequest(this.config.tokenEndpoint, client, grant, { clientAssertion });
+    const req =
+      extra.clientAssertion !== undefined
+        ? buildTokenRequest(this.config.tokenEndpoint, client, grant, { clientAssertion: extra.clientAssertion })
+        : await this.authenticatedRequest(this.config.tokenEndpoint, grant, client);
     return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: { ...req.headers, ...extra.headers }, body: req.body });
   }
 
@@ -259,11 +319,18 @@ export class AuditContext {
     return exchange;
   }
 
-  /** The token request that would redeem a code, built but not sent: for probes that reshape it. */
-  redemptionRequest(issued: IssuedCode): { url: string; method: string; headers: Record<string, string>; body: string } {
+  /**
+   * A POST to an endpoint where the client authenticates, built but not sent, through the client's own
+   * seam: a fresh client assertion for each (RFC 7523), mutual TLS by the HTTP client's certificate.
+   */
+  authenticatedRequest(endpoint: string, params: GrantParams | Record<string, string | undefined>, client: ClientCredentials = this.client): Promise<TokenHttpRequest> {
+    return authenticatedRequest(client, endpoint, params, this.traceRenderer());
+  }
+
+  /** The token request that would redeem a code, built but not sent (client authentication included): for probes that reshape it. */
+  redemptionRequest(issued: IssuedCode): Promise<TokenHttpRequest> {
     const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
-    const req = buildTokenRequest(this.config.tokenEndpoint, this.client, grant);
-    return { url: req.url, method: req.method, headers: req.headers, body: req.body };
+    return this.authenticatedRequest(this.config.tokenEndpoint, grant);
   }
 
   /** Redeems an issued code the way the client normally would. */

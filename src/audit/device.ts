@@ -1,6 +1,5 @@
 import { DEVICE_CODE_GRANT } from '../oauth/grant-types.js';
 import { parseOAuthErrorBody } from '../oauth/errors.js';
-import { buildAuthenticatedRequest } from '../oauth/token-request.js';
 import { formatScope } from '../oauth/scope.js';
 import type { AuditContext, TokenExchange } from './context.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
@@ -25,7 +24,7 @@ export function deviceEndpointOf(ctx: AuditContext): string {
 /** RFC 8628 section 3.1 with the audit's client: a device code to probe with. */
 export async function authorizeDevice(ctx: AuditContext): Promise<DeviceGrant> {
   const endpoint = deviceEndpointOf(ctx);
-  const req = buildAuthenticatedRequest(endpoint, ctx.client, { scope: ctx.config.scopes.length > 0 ? formatScope(ctx.config.scopes) : undefined });
+  const req = await ctx.authenticatedRequest(endpoint, { scope: ctx.config.scopes.length > 0 ? formatScope(ctx.config.scopes) : undefined });
   const res = await ctx.http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
   let json: Record<string, unknown> = {};
   try {

@@ -35,9 +35,10 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   const account = resolveHeadlessOptions(options, io.env, 'audit');
-  const [{ createRenderer, printJson }, { createHttpClient }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
+  const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
+    import('../client/keys.js'),
     import('../agent/headless/agent.js'),
     import('../audit/context.js'),
     import('../audit/runner.js'),
@@ -49,7 +50,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const quiet = scrubbingRenderer(renderer, [account.password]);
-  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env, timeoutMs: httpTimeoutMs(options) });
+  // Mutual TLS (RFC 8705): the client certificate is part of every connection, as in the flows.
+  const clientCertificate = await readClientCertificate(options.tlsCert, options.tlsKey);
+  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
@@ -166,7 +169,10 @@ export function register(program: Command, io: IO): void {
     .option('--only <ID>', 'run only these probes (comma-separated or repeated)', collect)
     .option('--probe <ID>', 'the same as --only', collect)
     .option('--skip <ID>', 'leave these probes out (comma-separated or repeated)', collect)
-    .option('--api-url <URL>', 'a protected resource that accepts the access tokens: code-single-use checks there that revoked tokens stop working')
+    .option(
+      '--api-url <URL>',
+      'a protected resource that accepts the access tokens: code-single-use checks there that revoked tokens stop working, dpop-bound-as-bearer presents a DPoP-bound token there',
+    )
     .option('--json', 'print {"probes":[{"id","title","status","rfc","detail"}],"summary":{"pass","fail","warn","skip"}}')
     .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
     .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")');

@@ -1,6 +1,6 @@
 import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
 import { decodeJwtUnverified } from '../oauth/jwt.js';
-import { buildAuthenticatedRequest, usesClientAssertion, type ClientCredentials, type FormParams } from '../oauth/token-request.js';
+import { buildAuthenticatedRequest, usesClientAssertion, type ClientCredentials, type FormParams, type TokenHttpRequest } from '../oauth/token-request.js';
 import type { Renderer } from '../output/render.js';
 import { asksForDpopNonce, describeDpopProof, type DpopSession } from './dpop.js';
 import type { HttpClient, HttpResponse } from './http.js';
@@ -21,8 +21,7 @@ export interface AuthenticatedPostOptions {
  */
 export async function postAuthenticated(http: HttpClient, client: ClientCredentials, endpoint: string, params: FormParams, options: AuthenticatedPostOptions = {}): Promise<HttpResponse> {
   const send = async (): Promise<HttpResponse> => {
-    const clientAssertion = await assertionFor(client, endpoint, options.renderer);
-    const req = buildAuthenticatedRequest(endpoint, client, params, { clientAssertion });
+    const req = await authenticatedRequest(client, endpoint, params, options.renderer);
     if (options.dpop) {
       const proof = await options.dpop.proof(req.method, req.url);
       options.renderer?.info(`DPoP proof: ${describeDpopProof(proof, options.dpop.key, options.renderer.showSecrets)}`);
@@ -39,6 +38,14 @@ export async function postAuthenticated(http: HttpClient, client: ClientCredenti
   const again = await send();
   options.dpop.rememberNonce(endpoint, again);
   return again;
+}
+
+/**
+ * The authenticated POST built but not sent, with a fresh client assertion when the client uses one:
+ * for callers that send it themselves, reshaped (the audit's probes).
+ */
+export async function authenticatedRequest(client: ClientCredentials, endpoint: string, params: FormParams, renderer?: Renderer): Promise<TokenHttpRequest> {
+  return buildAuthenticatedRequest(endpoint, client, params, { clientAssertion: await assertionFor(client, endpoint, renderer) });
 }
 
 /** A fresh client assertion for one request (RFC 7523 section 3): aud the issuer by default, else the endpoint. */

@@ -71,6 +71,9 @@ describe('audit against the built-in mock', () => {
     expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
     expect(Object.keys(s)).toHaveLength(41);
     const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+    // With openid granted, the mock's userinfo refuses the DPoP-bound token for its binding only.
+    expect(s['dpop-bound-as-bearer']).toBe('pass');
+    expect(detail['dpop-bound-as-bearer']).toMatch(/\/userinfo: HTTP 401 as Bearer; HTTP 200 with Authorization: DPoP and a proof$/);
     // The mock revokes what a reused code issued, and a reused refresh token's whole family.
     expect(detail['code-single-use']).toBe('second use refused: HTTP 400 invalid_grant; the tokens of the first use were revoked (the refresh token is refused)');
     expect(detail['refresh-rotation']).toBe('rotated; reuse refused (HTTP 400 invalid_grant); the reuse also revoked the newest refresh token');
@@ -107,6 +110,130 @@ describe('audit against the built-in mock', () => {
       expect(code).toBe(1);
     } finally {
       await weak.close();
+    }
+  });
+});
+
+describe('dpop-bound-as-bearer presents the token only where the binding alone can refuse it', () => {
+  it('scope photo, no --api-url: skipped, saying what to give (userinfo would refuse the token for lacking openid)', async () => {
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--only', 'flow,dpop-bound-as-bearer', '--json');
+    const report = JSON.parse(io.out()) as AuditReport;
+    expect(report.probes[1]).toMatchObject({
+      status: 'skip',
+      detail:
+        'needs a resource where only the binding can refuse the token: no --api-url, and no openid in the scope; give --api-url URL of a resource that accepts these tokens, or --scope openid for the userinfo endpoint',
+    });
+    expect(code).toBe(0);
+  });
+
+  it('--api-url of the photo API (scope photo): refused as Bearer, accepted with its proof', async () => {
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--api-url', `${mock.baseUrl}/photos`, '--only', 'dpop-bound-as-bearer', '--json');
+    const [probe] = (JSON.parse(io.out()) as AuditReport).probes;
+    expect(probe).toMatchObject({ status: 'pass', detail: `${mock.baseUrl}/photos: HTTP 401 as Bearer; HTTP 200 with Authorization: DPoP and a proof` });
+    expect(code).toBe(0);
+  });
+});
+
+describe('audit against the mock of fixtures/mock/modern.jsonc (JWT client authentication, PAR required)', () => {
+  let modern: MockServer;
+  beforeAll(async () => {
+    modern = await createMockServer(await loadMockConfig('fixtures/mock/modern.jsonc'));
+    // A public client beside them, for the binding probes and pkce-required.
+    modern.addClient({ client_id: 'photo-pub', redirect_uris: ['http://127.0.0.1/callback'] });
+  });
+  afterAll(async () => {
+    await modern.close();
+  });
+
+  it('private_key_jwt (photo-jwt): no probe fails; the hand-made token requests carry a fresh client assertion', async () => {
+    const { code, io } = await audit(
+      modern,
+      '--client-id',
+      'photo-jwt',
+      '--auth-method',
+      'private_key_jwt',
+      '--signing-key',
+      'fixtures/mock/photo-jwt.key.pem',
+      '--scope',
+      'openid photo',
+      '--second-client-id',
+      'photo-pub',
+      '--json',
+    );
+    const report = JSON.parse(io.out()) as AuditReport;
+    const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+    expect(report.probes.filter((p) => p.status === 'fail' || p.status === 'warn')).toEqual([]);
+    expect(statuses(report)).toMatchObject({
+      'token-post-only': 'pass',
+      'repeated-params': 'pass',
+      'client-assertion-replay': 'pass',
+      'client-assertion-audience': 'pass',
+      'client-assertion-expired': 'pass',
+      'client-secret-wrong': 'skip',
+    });
+    expect(detail['token-post-only']).toBe('GET refused (HTTP 405 invalid_request); client_assertion in the query string refused (HTTP 400 invalid_request)');
+    expect(detail['repeated-params']).toMatch(/code twice \(real first\): HTTP 400 invalid_request; code twice \(real last\): HTTP 400 invalid_request$/);
+    expect(detail['client-secret-wrong']).toBe('photo-jwt authenticates with private_key_jwt, not a client secret');
+    // Each token request (the hand-made ones too) carried an assertion of its own.
+    const assertions = modern
+      .requests()
+      .filter((r) => r.path === '/token' && typeof r.form?.client_assertion === 'string')
+      .map((r) => r.form?.client_assertion);
+    expect(assertions.length).toBeGreaterThan(10);
+    expect(new Set(assertions).size).toBe(assertions.length - 1); // client-assertion-replay sends one twice on purpose
+    expect(code).toBe(0);
+  });
+
+  it('photo-par with --par: every authorization request is pushed, tampered ones too; every probe passes or skips with a reason', async () => {
+    const { code, io } = await audit(modern, '--client-id', 'photo-par', '--client-secret', 'photo-par-secret', '--par', '--scope', 'openid photo', '--second-client-id', 'photo-pub', '--json');
+    const report = JSON.parse(io.out()) as AuditReport;
+    expect(report.probes.filter((p) => p.status === 'fail' || p.status === 'warn')).toEqual([]);
+    for (const p of report.probes.filter((r) => r.status === 'skip')) expect(p.detail).not.toBe('');
+    const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+    expect(statuses(report)).toMatchObject({ flow: 'pass', 'redirect-uri-exact': 'pass', 'par-single-use': 'pass', 'par-client-binding': 'pass', framing: 'pass', 'jar-unsigned': 'pass' });
+    // The tampered requests are refused where they go: at the PAR endpoint.
+    expect(detail['open-redirector']).toMatch(/^the PAR endpoint answered HTTP 400 invalid_request: redirect_uri .* is not registered/);
+    expect(detail['repeated-params']).toMatch(/^\/authorize: the PAR endpoint answered HTTP 400 invalid_request: the state parameter is sent more than once/);
+    expect(detail['implicit-refused']).toMatch(/^response_type=token refused: the PAR endpoint answered HTTP 400 unsupported_response_type/);
+    expect(detail['jar-unsigned']).toMatch(/the PAR endpoint answered HTTP 400 invalid_request_object/);
+    // Nothing reached /authorize but client_id and a request_uri (par-required walks a plain request on purpose, and skips here).
+    const plain = modern.requests().filter((r) => r.path === '/authorize' && r.query.client_id === 'photo-par' && r.query.request_uri === undefined);
+    expect(plain).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it("photo-par without --par: the flow fails with the server's reason and the rest is skipped", async () => {
+    const { code, io } = await audit(modern, '--client-id', 'photo-par', '--client-secret', 'photo-par-secret', '--only', 'flow,state', '--json');
+    const [flow, state] = (JSON.parse(io.out()) as AuditReport).probes;
+    expect(flow?.detail).toMatch(/^no code: the redirect carries error=invalid_request \(client photo-par must push its authorization requests/);
+    expect(state).toMatchObject({ status: 'skip', detail: 'needs a working flow (the flow probe failed)' });
+    expect(code).toBe(1);
+  });
+});
+
+describe('audit of a mock whose metadata requires PAR (require_pushed_authorization_requests)', () => {
+  it('pushes without --par; par-required passes; a public client without PKCE and tampered redirect URIs are refused at the PAR endpoint', async () => {
+    const strict = await createMockServer({ ...(await loadMockConfig('fixtures/mock/modern.jsonc')), require_pushed_authorization_requests: true });
+    try {
+      strict.addClient({ client_id: 'photo-pub', redirect_uris: ['http://127.0.0.1/callback'] });
+      const { code, io } = await audit(strict, '--client-id', 'photo-pub', '--only', 'flow,state,par-required,pkce-required,redirect-uri-exact,unknown-params,framing,code-single-use', '--json');
+      const report = JSON.parse(io.out()) as AuditReport;
+      const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+      expect(statuses(report)).toEqual({
+        flow: 'pass',
+        state: 'pass',
+        'code-single-use': 'pass',
+        'pkce-required': 'pass',
+        'redirect-uri-exact': 'pass',
+        'unknown-params': 'pass',
+        framing: 'pass',
+        'par-required': 'pass',
+      });
+      expect(detail['pkce-required']).toMatch(/^authorization request without code_challenge refused: the PAR endpoint answered HTTP 400 invalid_request/);
+      expect(detail['par-required']).toMatch(/^a request that was not pushed was refused: /);
+      expect(code).toBe(0);
+    } finally {
+      await strict.close();
     }
   });
 });
@@ -221,10 +348,9 @@ describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromi
       '--json',
     );
     const s = statuses(JSON.parse(io.out()) as AuditReport);
-    // Without openid (scope photo) the mock's userinfo, the one protected resource the audit knows,
-    // refuses the DPoP-bound token even with its proof (403 insufficient_scope): the probe can only warn.
+    // Without openid (scope photo) and without --api-url no resource could show the binding: dpop-bound-as-bearer skips.
     const { 'client-secret-wrong': secret, 'id-token': idToken, tls, 'dpop-bound-as-bearer': dpopBound, ...rest } = s;
-    expect([secret, idToken, tls, dpopBound]).toEqual(['skip', 'skip', 'skip', 'warn']);
+    expect([secret, idToken, tls, dpopBound]).toEqual(['skip', 'skip', 'skip', 'skip']);
     expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
     expect(code).toBe(0);
     expect(io.err()).not.toContain('wonderland');

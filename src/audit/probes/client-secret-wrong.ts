@@ -9,7 +9,8 @@ export const clientSecretWrongProbe: Probe = {
   needsFlow: true,
   async run(ctx) {
     const client = ctx.client;
-    if (client.authMethod === 'none' || client.clientSecret === undefined) return skip(`${client.clientId} is a public client without a secret`);
+    if (client.authMethod === 'none') return skip(`${client.clientId} is a public client without a secret`);
+    if (client.clientSecret === undefined) return skip(`${client.clientId} authenticates with ${client.authMethod}, not a client secret`);
     const issued = await ctx.obtainCode();
     const exchange = await ctx.redeem(issued, {}, { ...client, clientSecret: `${client.clientSecret}-wrong` });
     if (issuedTokens(exchange)) return fail('tokens issued with a wrong client secret');

@@ -9,6 +9,7 @@ export const implicitProbe: Probe = {
   async run(ctx) {
     const outcome = await ctx.authorize({ responseType: 'token', pkce: null });
     if (outcome.kind === 'page') return pass(`response_type=token refused with an error page (HTTP ${outcome.status})`);
+    if (outcome.kind === 'push-refused') return pass(`response_type=token refused: ${outcome.text}`);
     if (outcome.kind === 'elsewhere') return pass(`response_type=token not answered with a redirect to the client (${outcome.url})`);
     if (outcome.params.access_token !== undefined) return warn(`response_type=token issued an access token in the ${outcome.via}`);
     if (outcome.params.error) return pass(`response_type=token refused: error=${outcome.params.error}`);

@@ -28,7 +28,8 @@ export const jarUnsignedProbe: Probe = {
     url.searchParams.set('response_type', 'code');
     if (params.has('scope')) url.searchParams.set('scope', params.get('scope') ?? '');
     url.searchParams.set('request', new UnsecuredJWT(claims).encode());
-    const outcome = await ctx.walk(url.href);
+    // Pushed when the audit pushes its requests (RFC 9126 section 3): the PAR endpoint checks the request object then.
+    const outcome = await ctx.authorize({ rawUrl: url.href });
     const why = required ? 'require_signed_request_object is true' : `alg none is not in ${JSON.stringify(algs)}`;
     if (codeOf(outcome) !== undefined) return fail(`an unsigned (alg none) request object got a code although ${why}`);
     return pass(`alg none refused (${why}): ${refusal(outcome)}`);

@@ -15,6 +15,7 @@ export const openRedirectorProbe: Probe = {
   async run(ctx) {
     const outcome = await ctx.authorize({ redirectUri: UNREGISTERED, responseType: 'oauthctl_audit_invalid', pkce: ctx.usesPkce ? ctx.freshPkce() : null });
     if (outcome.kind === 'page') return pass(`an error page (HTTP ${outcome.status}), no redirect to ${UNREGISTERED}`);
+    if (outcome.kind === 'push-refused') return pass(`${outcome.text}; no redirect to ${UNREGISTERED}`);
     if (outcome.kind === 'elsewhere' && !outcome.url.startsWith(UNREGISTERED)) return skip(`the server sent the browser to ${outcome.url}, which the audit does not follow`);
     const what = outcome.kind === 'redirect' && outcome.params.error ? `with error=${outcome.params.error}` : 'without an error';
     return fail(`redirected ${what} to the unregistered ${UNREGISTERED}`);

@@ -1,5 +1,5 @@
 import { ProbeSkip } from '../probe-errors.js';
-import { push, pushedAuthorizationUrl } from '../pushed-requests.js';
+import { push } from '../pushed-requests.js';
 import { codeOf } from '../outcomes.js';
 import { fail, pass, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
@@ -14,7 +14,7 @@ export const parClientBindingProbe: Probe = {
     const other = ctx.secondClient;
     if (!other) throw new ProbeSkip('needs a second registered client (--second-client-id)');
     const pushed = await push(ctx);
-    const outcome = await ctx.walk(pushedAuthorizationUrl(ctx, other.clientId, pushed.requestUri));
+    const outcome = await ctx.walk(ctx.pushedAuthorizationUrl(other.clientId, pushed.requestUri));
     if (codeOf(outcome) !== undefined) return fail(`client ${other.clientId} got a code with a request_uri pushed by ${ctx.config.clientId}`);
     return pass(`refused for ${other.clientId}: ${refusal(outcome)}`);
   },

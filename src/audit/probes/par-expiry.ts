@@ -1,4 +1,4 @@
-import { push, pushedAuthorizationUrl } from '../pushed-requests.js';
+import { push } from '../pushed-requests.js';
 import { codeOf } from '../outcomes.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
@@ -18,7 +18,7 @@ export const parExpiryProbe: Probe = {
       return skip(`expires_in is ${pushed.expiresIn} s; the audit waits at most ${PAR_EXPIRY_MAX_WAIT_SECONDS} s for a request_uri to expire`);
     }
     await new Promise((resolve) => setTimeout(resolve, (pushed.expiresIn + 1) * 1000));
-    const outcome = await ctx.walk(pushedAuthorizationUrl(ctx, ctx.config.clientId, pushed.requestUri));
+    const outcome = await ctx.walk(ctx.pushedAuthorizationUrl(ctx.config.clientId, pushed.requestUri));
     if (codeOf(outcome) !== undefined) return fail(`a request_uri got a code ${pushed.expiresIn + 1} s after it was pushed, past its expires_in of ${pushed.expiresIn} s`);
     return pass(`refused after ${pushed.expiresIn + 1} s: ${refusal(outcome)}`);
   },

@@ -10,7 +10,8 @@ export const parRequiredProbe: Probe = {
   needsFlow: false,
   async run(ctx) {
     if (ctx.metadata?.require_pushed_authorization_requests !== true) return skip('the metadata does not say require_pushed_authorization_requests');
-    const outcome = await ctx.authorize({ pkce: ctx.usesPkce ? ctx.freshPkce() : null });
+    // Walked as it is, never pushed, even when the audit pushes its own requests.
+    const outcome = await ctx.walk(ctx.authorizationUrl({ pkce: ctx.usesPkce ? ctx.freshPkce() : null }));
     if (codeOf(outcome) !== undefined) return fail('require_pushed_authorization_requests is true, but a request that was not pushed got a code');
     return pass(`a request that was not pushed was refused: ${refusal(outcome)}`);
   },

@@ -1,4 +1,4 @@
-import { push, pushedAuthorizationUrl } from '../pushed-requests.js';
+import { push } from '../pushed-requests.js';
 import { codeOf } from '../outcomes.js';
 import { fail, pass, warn, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
@@ -11,7 +11,7 @@ export const parSingleUseProbe: Probe = {
   needsFlow: true,
   async run(ctx) {
     const pushed = await push(ctx);
-    const url = pushedAuthorizationUrl(ctx, ctx.config.clientId, pushed.requestUri);
+    const url = ctx.pushedAuthorizationUrl(ctx.config.clientId, pushed.requestUri);
     const first = await ctx.walk(url);
     if (codeOf(first) === undefined) return fail(`the first use of the request_uri got no code: ${refusal(first) ?? 'no redirect'}`);
     const second = await ctx.walk(url);

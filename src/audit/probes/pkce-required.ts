@@ -6,6 +6,7 @@ import { fail, pass, skip, type Probe } from '../types.js';
 export function refusal(outcome: AuthorizeOutcome): string | undefined {
   if (outcome.kind === 'page') return `error page (HTTP ${outcome.status})${outcome.text ? `: ${outcome.text}` : ''}`;
   if (outcome.kind === 'elsewhere') return `sent elsewhere (${outcome.url})`;
+  if (outcome.kind === 'push-refused') return outcome.text;
   if (outcome.params.code) return undefined;
   return outcome.params.error ? `error=${outcome.params.error}` : 'a redirect without a code';
 }

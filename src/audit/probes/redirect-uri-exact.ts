@@ -1,6 +1,6 @@
 import type { AuthorizeOutcome } from '../context.js';
 import { isLoopbackHost } from '../loopback.js';
-import { fail, pass, skip, type Probe } from '../types.js';
+import { fail, pass, skip, warn, type Probe } from '../types.js';
 
 export interface RedirectUriVariant {
   name: string;
@@ -86,6 +86,8 @@ export const redirectUriExactProbe: Probe = {
       accepted.push(`${variant.name} (${variant.uri}) got a redirect${outcome.params.code ? ' with a code' : outcome.params.error ? ` with error=${outcome.params.error}` : ''}`);
     }
     const skipped = notApplied.length > 0 ? `; not applied: ${notApplied.join('; ')}` : '';
+    // RFC 9126 section 2.4: a server MAY let a client that authenticated its pushed request use an unregistered redirect URI.
+    if (accepted.length > 0 && ctx.pushesRequests && !ctx.isPublicClient) return warn(`${accepted.join('; ')} (pushed by an authenticated client, which RFC 9126 §2.4 lets a server allow)${skipped}`);
     if (accepted.length > 0) return fail(`${accepted.join('; ')}${skipped}`);
     return pass(`no redirect for ${refused.join(', ')}${skipped}`);
   },

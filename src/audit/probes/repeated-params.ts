@@ -21,7 +21,7 @@ export const repeatedParamsProbe: Probe = {
     if (!refused) return fail('the authorization endpoint issued a code for a request with state twice (two values)');
     const results: string[] = [`/authorize: ${refused}`];
     for (const order of ['real first', 'real last'] as const) {
-      const req = ctx.redemptionRequest(await ctx.obtainCode());
+      const req = await ctx.redemptionRequest(await ctx.obtainCode());
       const form = new URLSearchParams(req.body);
       const code = form.get('code') ?? '';
       form.delete('code');

@@ -10,7 +10,8 @@ export const stateProbe: Probe = {
   async run(ctx) {
     const state = `${randomToken(128)} +/=?&#%é☃~`;
     const outcome = await ctx.authorize({ state, pkce: ctx.usesPkce ? ctx.freshPkce() : null });
-    if (outcome.kind !== 'redirect') return fail(`no redirect to check (${outcome.kind === 'page' ? `HTTP ${outcome.status} page at ${outcome.url}` : outcome.url})`);
+    if (outcome.kind !== 'redirect')
+      return fail(`no redirect to check (${outcome.kind === 'page' ? `HTTP ${outcome.status} page at ${outcome.url}` : outcome.kind === 'push-refused' ? outcome.text : outcome.url})`);
     const returned = outcome.params.state;
     if (returned === undefined) return fail('the redirect carries no state');
     if (returned !== state) return fail(`sent ${JSON.stringify(state)}, got back ${JSON.stringify(returned)}`);
