@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
-import { createMockServer, loadMockConfig, type MockServer } from '../../src/mock/index.js';
+import { createMockServer, loadMockConfig, type MockConfigInput, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 
@@ -208,6 +209,31 @@ describe('audit against the mock of fixtures/mock/modern.jsonc (JWT client authe
     expect(flow?.detail).toMatch(/^no code: the redirect carries error=invalid_request \(client photo-par must push its authorization requests/);
     expect(state).toMatchObject({ status: 'skip', detail: 'needs a working flow (the flow probe failed)' });
     expect(code).toBe(1);
+  });
+});
+
+describe('audit of a client that authenticates with its TLS certificate (RFC 8705)', () => {
+  it('self_signed_tls_client_auth over HTTPS: every token request of the audit presents the certificate', async () => {
+    const at = (name: string) => join(dir, name);
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', at('self.key'), '-out', at('self.pem'), '-days', '1', '-subj', '/CN=photo-self'],
+      { stdio: 'ignore' },
+    );
+    const jwk = createPublicKey(readFileSync(at('self.key'), 'utf8')).export({ format: 'jwk' });
+    const client = { client_id: 'photo-self', token_endpoint_auth_method: 'self_signed_tls_client_auth', jwks: { keys: [jwk] }, redirect_uris: ['http://127.0.0.1/callback'] };
+    const tls = await createMockServer({ clients: [client] } as MockConfigInput, { tls: true });
+    try {
+      const mtls = ['--auth-method', 'self_signed_tls_client_auth', '--tls-cert', at('self.pem'), '--tls-key', at('self.key'), '--insecure'];
+      const { code, io } = await audit(tls, '--client-id', 'photo-self', ...mtls, '--only', 'flow,code-single-use,token-post-only,repeated-params,client-secret-wrong', '--json');
+      const report = JSON.parse(io.out()) as AuditReport;
+      expect(statuses(report)).toEqual({ flow: 'pass', 'code-single-use': 'pass', 'client-secret-wrong': 'skip', 'token-post-only': 'pass', 'repeated-params': 'pass' });
+      const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+      expect(detail['token-post-only']).toBe('GET refused (HTTP 405 invalid_request); credentials in the URL not tried: photo-self authenticates with self_signed_tls_client_auth, no secret');
+      expect(code).toBe(0);
+    } finally {
+      await tls.close();
+    }
   });
 });
 

@@ -57,9 +57,40 @@ describe('audit probes of PAR, DPoP, JWT client authentication and JAR against p
     expect(code).toBe(0);
   });
 
-  it('private_key_jwt client: the client-assertion probes pass', async () => {
-    const { code, status, detail } = await audit('--client-id', 'pkjwt-cli', '--pkce', '--auth-method', 'private_key_jwt', '--signing-key', op.signingKeyPem);
+  it('par-cli (PAR required of this client) with --par: the front-channel probes push their requests; none fails', async () => {
+    const io = memoryIO();
+    const front = 'flow,state,iss,code-single-use,pkce-required,pkce-plain,redirect-uri-exact,open-redirector,implicit-refused,repeated-params,unknown-params,framing,par-single-use,jar-unsigned';
+    const code = await run(['audit', '--issuer', op.issuer, '--scope', 'openid', '--username', 'bob', '--password', 'anything', '--json', '--client-id', 'par-cli', '--par', '--only', front], io);
+    const report = JSON.parse(io.out()) as AuditReport;
+    const status = Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
+    const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
+    // framing warns as without PAR: oidc-provider's development interaction pages set no framing header.
+    const { framing, ...rest } = status;
+    expect(framing).toBe('warn');
+    expect(Object.entries(rest).filter(([, s]) => s !== 'pass')).toEqual([]);
+    // The tampered requests were pushed, and refused by the PAR endpoint.
+    expect(detail['pkce-required']).toMatch(/refused: the PAR endpoint answered HTTP 400 invalid_request: Authorization Server policy requires PKCE/);
+    expect(detail['repeated-params']).toMatch(/^\/authorize: the PAR endpoint answered HTTP 400 invalid_request: 'state' parameter must not be provided twice/);
+    expect(detail['jar-unsigned']).toMatch(/the PAR endpoint answered HTTP 400 invalid_request_object/);
+    expect(code).toBe(0);
+  });
+
+  it('private_key_jwt client: the client-assertion probes pass, and so do token-post-only and repeated-params', async () => {
+    const { code, status, detail } = await audit(
+      '--client-id',
+      'pkjwt-cli',
+      '--pkce',
+      '--auth-method',
+      'private_key_jwt',
+      '--signing-key',
+      op.signingKeyPem,
+      '--probe',
+      'token-post-only,repeated-params',
+    );
     expect(status).toMatchObject({ flow: 'pass', 'client-assertion-replay': 'pass', 'client-assertion-audience': 'pass', 'client-assertion-expired': 'pass', 'par-single-use': 'pass' });
+    // The hand-made token requests carry a client assertion of their own.
+    expect([status['token-post-only'], status['repeated-params']]).toEqual(['pass', 'pass']);
+    expect(detail['token-post-only']).toMatch(/; client_assertion in the query string refused \(HTTP 400 invalid_request\)$/);
     expect(detail['client-assertion-audience']).toMatch(/HTTP 401 invalid_client/);
     expect(code).toBe(0);
   });
