@@ -60,7 +60,7 @@ export type AuthorizeOutcome =
   /** The server sent the user agent to another site, which the audit does not visit. */
   | { kind: 'elsewhere'; url: string }
   /** The PAR endpoint refused the pushed request (RFC 9126 section 2.3): nothing reached the front channel. */
-  | { kind: 'push-refused'; url: string; text: string };
+  | { kind: 'push-refused'; text: string };
 
 /** A request pushed to the PAR endpoint (RFC 9126 section 2.2), and the front-channel URL that carries its request_uri. */
 export interface PushedRequest {
@@ -212,7 +212,7 @@ export class AuditContext {
       const pushed = await pushAuthorizationRequest(this.http, this.config, params, this.traceRenderer());
       return { kind: 'pushed', url: this.pushedAuthorizationUrl(params.get('client_id') ?? this.config.clientId, pushed.request_uri), requestUri: pushed.request_uri, expiresIn: pushed.expires_in };
     } catch (err) {
-      if (err instanceof FlowError) return { kind: 'push-refused', url: this.endpoint('pushed_authorization_request_endpoint') ?? 'the PAR endpoint', text: err.message };
+      if (err instanceof FlowError) return { kind: 'push-refused', text: err.message };
       throw err;
     }
   }
