@@ -61,6 +61,13 @@ describe('second-round probes against a correct server (the baseline)', () => {
     expect(Object.values(byId).map((r) => r.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
   });
 
+  it('--par: the variants of the redirect URI are pushed, and refused', async () => {
+    const { code, byId } = await audit({}, [...JWT, '--par'], 'flow,redirect-uri-exact');
+    expect(byId['redirect-uri-exact']?.status).toBe('pass');
+    expect(byId['redirect-uri-exact']?.detail).toMatch(/^no redirect for changed path, /);
+    expect(code).toBe(0);
+  });
+
   it('par-client-binding skips without a second client, with the reason', async () => {
     const { byId } = await audit({}, ['--client-id', 'pub', '--pkce'], 'par-client-binding');
     expect(byId['par-client-binding']).toEqual({ status: 'skip', detail: 'needs a second registered client (--second-client-id)' });
@@ -79,6 +86,21 @@ const CASES: { probe: string; weak: SecuredWeaknesses; client?: string[]; expect
   { probe: 'par-single-use', weak: { parReusable: true }, expected: 'warn', detail: /same request_uri got a second code/ },
   { probe: 'par-client-binding', weak: { parAnyClient: true }, expected: 'fail', detail: /client other got a code with a request_uri pushed by pub/ },
   { probe: 'par-expiry', weak: { parExpiresIn: 1, parNoExpiry: true }, expected: 'fail', detail: /got a code 2 s after it was pushed, past its expires_in of 1 s/ },
+  // With --par the variants of the redirect URI are pushed: a public client's is a failure, an authenticated client's a warning (RFC 9126 section 2.4).
+  {
+    probe: 'redirect-uri-exact',
+    weak: { parAnyRedirectUri: true },
+    client: [...PUBLIC, '--par'],
+    expected: 'fail',
+    detail: /other host \(http:\/\/oauthctl-audit\.invalid\/callback\) got a redirect with a code/,
+  },
+  {
+    probe: 'redirect-uri-exact',
+    weak: { parAnyRedirectUri: true },
+    client: [...JWT, '--par'],
+    expected: 'warn',
+    detail: /got a redirect with a code.* \(pushed by an authenticated client, which RFC 9126 §2\.4 lets a server allow\)/,
+  },
   { probe: 'dpop-replay', weak: { dpopReplay: true }, expected: 'fail', detail: /same DPoP proof \(same jti\) was accepted/ },
   { probe: 'dpop-htm-htu', weak: { dpopIgnoreHtm: true }, expected: 'fail', detail: /wrong request \(htm=GET\)/ },
   { probe: 'dpop-htm-htu', weak: { dpopIgnoreHtu: true }, expected: 'fail', detail: /wrong request \(htu=http:\/\/127\.0\.0\.1:\d+\/oauthctl-audit\/other\)/ },

@@ -18,6 +18,8 @@ export interface SecuredWeaknesses {
   /** expires_in of a request_uri (default 60). */
   parExpiresIn?: number;
   parNoExpiry?: boolean;
+  /** A pushed request may name any redirect URI (RFC 9126 section 2.4 lets a server allow it to an authenticated client). */
+  parAnyRedirectUri?: boolean;
   dpopReplay?: boolean;
   dpopIgnoreHtm?: boolean;
   dpopIgnoreHtu?: boolean;
@@ -123,7 +125,7 @@ export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Prom
     }
     // Any port on the loopback address (RFC 8252 section 7.3), the path exactly.
     const loopback = /^http:\/\/127\.0\.0\.1(:\d+)?\/callback$/.test(q.redirect_uri ?? '');
-    if (!CLIENTS[q.client_id ?? ''] || !loopback) return errorPage(res, 'invalid client or redirect_uri');
+    if (!CLIENTS[q.client_id ?? ''] || (!loopback && !(requestUri !== undefined && weak.parAnyRedirectUri))) return errorPage(res, 'invalid client or redirect_uri');
     const code = randomBytes(12).toString('base64url');
     codes.set(code, { clientId: q.client_id ?? '', redirectUri: q.redirect_uri, used: false });
     const target = new URL(q.redirect_uri ?? '');
