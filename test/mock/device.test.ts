@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET } from '../../src/oauth/grant-types.js';
+import { WRONG_USER_CODES_PER_MINUTE } from '../../src/mock/core/user-code-guesses.js';
 import { basic, Browser, formFields, postForm, startMock } from './helpers.js';
 
 /** A clock the test moves: polls and expiry without sleeping. */
@@ -109,6 +110,29 @@ describe('device flow: verification page and polling (RFC 8628 sections 3.3 to 3
     const page = await fetch(String(body.verification_uri_complete));
     expect(page.status).toBe(400);
     expect(await page.text()).toMatch(/This code has expired/);
+  });
+
+  it('limits wrong user codes (RFC 8628 section 5.1): past the limit a minute, even the right code waits (429, Retry-After) until the minute is over', async () => {
+    const c = clock();
+    const server = await startMock({ device_code_lifetime: 600 }, { now: c.now });
+    const { body } = await authorizeDevice(server.authUrl);
+    const guess = (code: string) => fetch(`${server.authUrl}/device?user_code=${code}`);
+    // A user who opened the confirmation page before the guesses began.
+    const browser = new Browser();
+    const confirmFields = formFields(await (await browser.request(String(body.verification_uri_complete))).text());
+    for (let i = 0; i < WRONG_USER_CODES_PER_MINUTE; i++) expect((await guess(`BBBB-BBB${USER_CODE_ALPHABET[i % USER_CODE_ALPHABET.length]}`)).status).toBe(400);
+    c.advance(20);
+    const blocked = await fetch(String(body.verification_uri_complete));
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toBe('40');
+    expect(await blocked.text()).toMatch(/Too many wrong codes were typed here\. Wait 40 s/);
+    // The confirmation form's POST is held to the same limit.
+    const posted = await browser.submit(`${server.authUrl}/device`, { ...confirmFields, decision: 'allow' });
+    expect(posted.status).toBe(429);
+    c.advance(41);
+    const again = await fetch(String(body.verification_uri_complete));
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain(String(body.user_code));
   });
 
   it('matches the user code without case or dash; a wrong, used or forged code gets a clear page, never the login', async () => {

@@ -7,6 +7,31 @@ import { isFormBody, readBody, singleParams, type Exchange } from '../core/http.
 import { errorPage, sendPage } from '../core/pages.js';
 import { currentSession, startSession } from '../core/session.js';
 import type { AuthorizationRequest } from '../core/store.js';
+import { countWrongUserCode, userCodeGuessesBlockedFor } from '../core/user-code-guesses.js';
+
+/** The typed code's device authorization, with wrong guesses counted and, past the limit, refused (429). */
+function checkTypedUserCode(ex: Exchange, typed: string): ReturnType<typeof lookUpUserCode> | undefined {
+  const blockedFor = userCodeGuessesBlockedFor(ex.state);
+  if (blockedFor !== undefined) {
+    ex.log.error = 'slow_down';
+    ex.log.errorDescription = 'too many wrong user codes';
+    ex.log.outcome = 'error page';
+    sendPage(
+      ex.res,
+      429,
+      'Too many attempts',
+      errorPage('Too many wrong codes', `Too many wrong codes were typed here. Wait ${blockedFor} s, then type the code shown on your device again.`),
+      undefined,
+      {
+        'Retry-After': String(blockedFor),
+      },
+    );
+    return undefined;
+  }
+  const found = lookUpUserCode(ex.state, typed);
+  if (found.kind === 'unknown') countWrongUserCode(ex.state);
+  return found;
+}
 
 /**
  * GET /device (RFC 8628 section 3.3): the form to type the user code into; with `?user_code=` (typed,
@@ -20,7 +45,8 @@ export function handleVerificationPage(ex: Exchange): void {
     ex.log.outcome = 'device code form';
     return sendPage(ex.res, 200, 'Connect a device', userCodeEntryPage());
   }
-  const found = lookUpUserCode(ex.state, typed);
+  const found = checkTypedUserCode(ex, typed);
+  if (!found) return;
   if (found.kind !== 'ok') return sendUserCodeProblem(ex, found.kind);
   const client = ex.state.config.clients.get(found.record.clientId);
   if (!client) return sendUserCodeProblem(ex, 'unknown');
@@ -53,7 +79,8 @@ export async function handleVerification(ex: Exchange): Promise<void> {
   if (!session) return fail(403, 'Your session has expired or cookies are off.');
   const token = values.get('csrf_token');
   if (!token || !constantTimeEqual(token, session.record.csrfToken)) return fail(403, 'The form was not sent from this page (CSRF token mismatch).');
-  const found = lookUpUserCode(ex.state, values.get('user_code') ?? '');
+  const found = checkTypedUserCode(ex, values.get('user_code') ?? '');
+  if (!found) return;
   if (found.kind !== 'ok') return sendUserCodeProblem(ex, found.kind);
   const client = ex.state.config.clients.get(found.record.clientId);
   if (!client) return sendUserCodeProblem(ex, 'unknown');
