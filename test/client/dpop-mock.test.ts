@@ -51,6 +51,21 @@ describe('login --dpop, then call with the cached key', () => {
     expect(apiProof.claims.ath).toBe(sha256(tokens.access_token));
     expect(await jktOf(apiProof.header.jwk)).toBe(jkt);
   });
+
+  it('refresh of the cached login proves the same key; the new token stays bound to it', async () => {
+    const login = await home.run(['login', '--issuer', mock.issuer, '--client-id', 'photo-dpop', '--dpop', '--scope', 'photo offline_access', ...HEADLESS, '--json', '--quiet']);
+    expect(login.code, login.stderr).toBe(0);
+    const jkt = (jwt((JSON.parse(login.stdout) as { access_token: string }).access_token).claims.cnf as { jkt: string }).jkt;
+    mock.clearRequests();
+    const refreshed = await home.run(['refresh', '--issuer', mock.issuer, '--client-id', 'photo-dpop', '--json']);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    const tokens = JSON.parse(refreshed.stdout) as { access_token: string; token_type: string };
+    expect(tokens.token_type).toBe('DPoP');
+    expect(jwt(tokens.access_token).claims.cnf).toEqual({ jkt });
+    const request = requestsAt(mock, '/token')[0]!;
+    expect(param(request.form, 'grant_type')).toBe('refresh_token');
+    expect(await jktOf(proofOf(request, mock.issuer).header.jwk)).toBe(jkt);
+  });
 });
 
 describe('url --dpop --save, then exchange --from (RFC 9449 section 10)', () => {
@@ -92,6 +107,23 @@ describe('url --dpop --save, then exchange --from (RFC 9449 section 10)', () => 
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^oauthctl: error: invalid_grant: .*dpop_jkt/m);
     expect(requestsAt(mock, '/token')[0]!.status).toBe(400);
+  });
+
+  it('a saved DPoP key that is not a private key (edited, truncated): exit 2 with one line, nothing sent, the file untouched', async () => {
+    const file = join(home.dir, 'broken-flow.json');
+    const saved = await home.run(['url', '--issuer', mock.issuer, '--client-id', 'photo-dpop', '--dpop', '--scope', 'photo', '--save', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const flow = JSON.parse(readFileSync(file, 'utf8')) as { dpop_jwk: Record<string, string> };
+    const { d: _private, ...publicOnly } = flow.dpop_jwk;
+    const edited = JSON.stringify({ ...flow, dpop_jwk: publicOnly });
+    writeFileSync(file, edited, { mode: 0o600 });
+    const redirectUrl = (await fetch(new URL(saved.stdout.trim()), { redirect: 'manual' })).headers.get('location')!;
+    mock.clearRequests();
+    const r = await home.run(['exchange', '--from', file, '--redirect-url', redirectUrl]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^oauthctl: error: the saved request holds a DPoP key that cannot be read/)]);
+    expect(requestsAt(mock, '/token')).toEqual([]);
+    expect(readFileSync(file, 'utf8')).toBe(edited);
   });
 
   it('url --dpop without --save or --dpop-key warns that the key is not kept', async () => {
