@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
+import type { BoundLogin } from './bound-login.js';
 
 export interface CallOptions extends CommonOptions, HttpTimeoutOption {
   token?: string;
@@ -20,11 +21,15 @@ export interface CallOptions extends CommonOptions, HttpTimeoutOption {
   tokenEndpoint?: string;
   clientId?: string;
   clientSecret?: string;
+  /** --dpop-key FILE: the key the token is bound to (RFC 9449): sent as `Authorization: DPoP` with a proof. */
+  dpopKey?: string;
 }
 
 /**
- * Calls a protected resource with `Authorization: Bearer` (RFC 6750 section 2.1). The token is --token,
- * OAUTHCTL_ACCESS_TOKEN, or the cached login's (refreshed first when expired, and once more on a 401).
+ * Calls a protected resource with `Authorization: Bearer` (RFC 6750 section 2.1), or `Authorization:
+ * DPoP` with a proof for a DPoP-bound token (RFC 9449 section 7.1: --dpop-key, or the cached login's key).
+ * The token is --token, OAUTHCTL_ACCESS_TOKEN, or the cached login's (refreshed first when expired, and
+ * once more on a 401).
  */
 export async function runCall(url: string, options: CallOptions, io: IO): Promise<number> {
   const headers = parseHeaders(options.header ?? []);
@@ -47,7 +52,11 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
   const renderer = createRenderer(io, options);
   const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
   // A cached login's DPoP key (RFC 9449) and client certificate (RFC 8705): its tokens may be bound to them.
-  const bound = explicit === undefined ? await (await import('./bound-login.js')).boundLoginOf(options, io.env) : {};
+  const bound: BoundLogin = explicit === undefined ? await (await import('./bound-login.js')).boundLoginOf(options, io.env) : {};
+  if (options.dpopKey !== undefined) {
+    const [{ loadDpopKey }, { DpopSession }] = await Promise.all([import('../client/keys.js'), import('../client/dpop.js')]);
+    bound.dpop = new DpopSession(await loadDpopKey(options.dpopKey));
+  }
   const http = createHttpClient({
     renderer,
     env: io.env,
@@ -79,9 +88,12 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     io.stdout.write(escapeForStream(io.stdout, formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true)));
     if (response.status < 400) return 0;
 
-    const challenge = bearerError(response.headers['www-authenticate'], bound.dpop ? 'DPoP' : 'Bearer');
+    const wwwAuthenticate = response.headers['www-authenticate'];
+    // Sent as Bearer, answered with a DPoP challenge only: the token is DPoP-bound (RFC 9449 section 7.1).
+    const wantsDpop = !bound.dpop && bearerError(wwwAuthenticate, 'Bearer') === undefined && bearerError(wwwAuthenticate, 'DPoP') !== undefined;
+    const challenge = bearerError(wwwAuthenticate, bound.dpop || wantsDpop ? 'DPoP' : 'Bearer');
     if (challenge?.error) {
-      const meaning = explainOAuthError(challenge.error);
+      const meaning = wantsDpop ? 'the API wants DPoP: give --dpop-key FILE, the key the token is bound to' : explainOAuthError(challenge.error);
       const detail = formatOAuthError({ error: challenge.error, ...(challenge.error_description !== undefined && { error_description: challenge.error_description }) });
       const scope = challenge.scope ? `; the resource needs scope "${challenge.scope}"` : '';
       io.stderr.write(`oauthctl: error: ${escapeTerminal(`the API answered HTTP ${response.status}: ${detail}${scope}`)}${meaning ? ` (${meaning})` : ''}\n`);
@@ -165,14 +177,15 @@ function parseSeconds(value: string): number {
 export function register(program: Command, io: IO): void {
   const cmd = program
     .command('call')
-    .description('Call a protected API with Authorization: Bearer and print the response body. Exit 1 on a status >= 400.')
+    .description('Call a protected API with Authorization: Bearer (or DPoP) and print the response body. Exit 1 on a status >= 400.')
     .argument('<URL>', 'the protected resource', parseHttpUrl('URL'))
     .option('--token <T>', 'the access token (also OAUTHCTL_ACCESS_TOKEN); default: the cached login, refreshed when needed')
     .option('-X, --request <METHOD>', 'HTTP method (default GET, or POST with -d)')
     .option('-H, --header <LINE>', "extra request header 'Name: value', may be repeated", collect)
     .option('-d, --data <BODY>', 'request body; @FILE reads a file, @- standard input')
     .option('--timeout <SECONDS>', 'give up on the request after this long (default 30; the same as --http-timeout)', parseSeconds)
-    .option('--insecure', 'do not verify TLS certificates (test servers only)');
+    .option('--insecure', 'do not verify TLS certificates (test servers only)')
+    .option('--dpop-key <FILE>', 'the DPoP key (P-256, PEM or JWK) the token is bound to: sends Authorization: DPoP with a proof (RFC 9449)');
   addHttpTimeoutOption(addCachedLoginOptions(cmd)).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
   addCommonOptions(cmd)
     .addHelpText(

@@ -35,6 +35,9 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
+    // The saved request sent dpop_jkt: the code is bound to that key, so the token request proves it (RFC 9449 section 10).
+    const savedDpop = saved && options.dpopKey === undefined ? await (await import('./split-flow.js')).dpopSessionOfSavedFlow(saved) : undefined;
+    if (savedDpop) config.dpop = savedDpop;
     const [{ requestToken }, { narrateTokenResponse, printTokenResponse }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
     renderer.step('Token request');
     renderer.info(

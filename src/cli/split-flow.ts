@@ -1,5 +1,6 @@
 import { FlowError, UsageError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file.js';
+import type { DpopSession } from '../client/dpop.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { captureFromPastedUrl } from '../agent/paste-redirect.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
@@ -8,7 +9,7 @@ import type { FlowOptionsInput } from './flow-options.js';
 
 /**
  * The split flow: `url --save FILE` keeps what the second half needs (state, code verifier, redirect
- * URI, endpoints, client id; never a client secret) in a 0600 file; `exchange --from FILE
+ * URI, endpoints, client id, the DPoP key; never a client secret) in a 0600 file; `exchange --from FILE
  * --redirect-url URL` checks the redirect against it and exchanges the code, on this machine or another.
  */
 export interface SavedFlow {
@@ -32,6 +33,8 @@ export interface SavedFlow {
   nonce?: string;
   code_verifier?: string;
   code_challenge_method?: string;
+  /** The DPoP key (private JWK) whose thumbprint the request sent as dpop_jkt (RFC 9449 section 10): the token request must prove it. */
+  dpop_jwk?: Record<string, unknown>;
 }
 
 export async function saveFlow(file: string, config: FlowConfig, authorizationUrl: string, now: Date = new Date()): Promise<SavedFlow> {
@@ -56,6 +59,7 @@ export async function saveFlow(file: string, config: FlowConfig, authorizationUr
     saved.code_verifier = config.pkce.codeVerifier;
     saved.code_challenge_method = config.pkce.codeChallengeMethod;
   }
+  if (config.dpop) saved.dpop_jwk = (await import('../client/keys.js')).exportDpopKey(config.dpop.key) as Record<string, unknown>;
   await writeFileAtomic(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   return saved;
 }
@@ -120,4 +124,15 @@ export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code
   const out: Record<string, unknown> = { ...(options as Record<string, unknown>) };
   for (const [key, value] of Object.entries(fromFile)) if (out[key] === undefined) out[key] = value;
   return out as T;
+}
+
+/** The DPoP session of a saved request: the key its dpop_jkt named, so that the code is exchanged with proofs of it. */
+export async function dpopSessionOfSavedFlow(saved: SavedFlow): Promise<DpopSession | undefined> {
+  if (saved.dpop_jwk === undefined) return undefined;
+  const [{ importDpopKey }, { DpopSession }] = await Promise.all([import('../client/keys.js'), import('../client/dpop.js')]);
+  try {
+    return new DpopSession(await importDpopKey(saved.dpop_jwk));
+  } catch {
+    throw new UsageError('the saved request holds a DPoP key that cannot be read', 'save the request again with `oauthctl url --dpop --save FILE ...`');
+  }
 }

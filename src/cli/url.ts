@@ -6,7 +6,7 @@ import type { IO } from '../output/io.js';
 
 export interface UrlOptions extends FlowOptionsInput, CommonOptions {
   json?: boolean;
-  /** --save FILE: keep state, verifier and endpoints (0600) for `exchange --from FILE`. */
+  /** --save FILE: keep state, verifier, endpoints and the DPoP key (0600) for `exchange --from FILE`. */
   save?: string;
 }
 
@@ -26,6 +26,8 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
     if (options.save !== undefined) {
       await (await import('./split-flow.js')).saveFlow(options.save, config, url);
       renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-url 'URL'`);
+    } else if (config.dpop && options.dpopKey === undefined) {
+      renderer.warn('the code will be bound to a fresh DPoP key that is not kept; use --save FILE (which keeps it) or --dpop-key FILE to exchange it');
     }
     const result: UrlResult = { url, state: config.state };
     if (config.pkce) result.code_verifier = config.pkce.codeVerifier;
@@ -47,7 +49,7 @@ export function register(program: Command, io: IO): void {
   const cmd = program.command('url').description('Print the authorization request URL built from the flow options.');
   addFlowOptions(cmd)
     .option('--json', 'print {"url","state"} plus "code_verifier" with PKCE')
-    .option('--save <FILE>', 'keep state, code verifier, redirect URI, endpoints and client id in FILE (0600) for `exchange --from FILE`');
+    .option('--save <FILE>', 'keep state, code verifier, redirect URI, endpoints, client id and DPoP key in FILE (0600) for `exchange --from FILE`');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

@@ -2,7 +2,10 @@
 // against the mock (`serve-mock --port 9000 --auto-login alice`, started here in-process; when 9000 is
 // taken, another port is put in its place in every example). The test is generic: it runs whatever
 // the README and the help texts hold. Each block runs in order in one temporary HOME and directory.
-import { execFileSync, spawn } from 'node:child_process';
+// A block that needs another mock starts it itself with a background line
+// (`oauthctl serve-mock --config ... --port 9100 &`): it runs on a free port, put in place of 9100 in
+// the block's later lines, until the block ends.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,11 +29,6 @@ const CANNOT_RUN: { pattern: RegExp; reason: string; workflow?: boolean }[] = [
       'a step of the GitHub Actions recipe: its account and secrets come from the step env: and the CI secrets, and the mock it starts in the background is what the test itself runs; its install is test/docs/package.test.ts, and the same commands run above as shell examples',
   },
   ...(HAVE_ZSH ? [] : [{ pattern: /completion zsh/, reason: 'zsh is not installed on this machine' }]),
-  {
-    pattern: /--auth-method (private_key_jwt|client_secret_jwt|tls_client_auth) /,
-    reason:
-      "the default mock registers no client for this method (fixtures/mock/modern.jsonc does, with its own clients); the same logins run against oidc-provider in test/client/secured-interop.test.ts",
-  },
 ];
 
 const help = (args: string[]) => execFileSync(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
@@ -56,8 +54,51 @@ afterAll(async () => {
   if (binDir) rmSync(binDir, { recursive: true, force: true });
 });
 
-/** The doc's port replaced by the mock's, when 9000 was taken. */
-const onMock = (text: string) => text.replaceAll(`127.0.0.1:${DOC_PORT}`, `127.0.0.1:${mock.port}`);
+/** Mocks a block starts in the background (`oauthctl serve-mock ... &`): the doc's port -> the real one, and the process. */
+const background = new Map<string, { port: string; child: ChildProcess }>();
+
+/** The doc's port replaced by the mock's, when 9000 was taken, and by the port of each background mock of the block. */
+function onMock(text: string): string {
+  let out = text.replaceAll(`127.0.0.1:${DOC_PORT}`, `127.0.0.1:${mock.port}`);
+  for (const [docPort, { port }] of background) out = out.replaceAll(`127.0.0.1:${docPort}`, `127.0.0.1:${port}`);
+  return out;
+}
+
+/** A line that starts a mock in the background for the rest of its block, as a reader's shell would. */
+const isBackgroundMock = (line: string) => /(^|\s)oauthctl serve-mock\b[^#]*&\s*(#.*)?$/.test(line);
+
+/** Starts a background mock of the block on a free port, and resolves once it listens (its URL on stdout). */
+function startBackgroundMock(line: string, env: Record<string, string>, cwd: string): Promise<Outcome> {
+  const docPort = /--port (\d+)/.exec(line)?.[1] ?? '';
+  const command = line.replace(/&\s*(#.*)?$/, '').replace(/--port \d+/, '--port 0');
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', `exec ${command}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const port = /https?:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
+      if (port && !background.has(docPort)) {
+        background.set(docPort, { port, child });
+        resolve({ code: 0, stdout, stderr });
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+function stopBackgroundMocks(): void {
+  for (const { child } of background.values()) {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  background.clear();
+}
 
 interface Tokens {
   access_token: string;
@@ -131,6 +172,7 @@ async function runExample(line: string, home: string, cwd: string): Promise<Outc
     BROWSER: user,
     ...(await variablesFor(line, cwd)),
   };
+  if (isBackgroundMock(line)) return startBackgroundMock(line, env, cwd);
   const shell = /completion zsh/.test(line) ? ['zsh', '-c', `autoload -U compinit && compinit -u && ${command}`] : ['bash', '-c', command];
   return new Promise((resolve, reject) => {
     const child = spawn(shell[0]!, shell.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -214,6 +256,7 @@ describe.each(blocks.map((b) => [b.source, b] as const))('%s', (_source, block) 
     if (!block.workflow) await prepareProfiles(block, home, cwd);
   }, 120_000);
   afterAll(() => {
+    stopBackgroundMocks();
     rmSync(home, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
   });
