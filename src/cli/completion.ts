@@ -41,6 +41,8 @@ const KNOWN_VALUES: Readonly<Record<string, string[]>> = {
   '-X': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
 };
 const FILE_OPTIONS = /^--(config|junit|save|from|browser-path|key-file|ca-file|output)$/;
+/** An option whose value is named `<FILE>` or `<PATH>` in its flags (--signing-key <FILE>, --tls-cert <FILE>, ...) completes file names too. */
+const FILE_PLACEHOLDER = /<(FILE|PATH)>/;
 
 /** Loads every command (skipping one that fails to load) and describes it. */
 export async function collectCommands(io: IO): Promise<CompletionCommand[]> {
@@ -72,7 +74,7 @@ function describeOption(option: Option): CompletionOption {
   const out: CompletionOption = { flags, description: oneLine(option.description), takesValue: option.required || option.optional };
   const values = option.argChoices ?? flags.map((f) => KNOWN_VALUES[f]).find((v) => v !== undefined);
   if (out.takesValue && values) out.values = [...values];
-  if (out.takesValue && option.long && FILE_OPTIONS.test(option.long)) out.file = true;
+  if (out.takesValue && ((option.long && FILE_OPTIONS.test(option.long)) || FILE_PLACEHOLDER.test(option.flags))) out.file = true;
   if (option.long === '--profile') out.profile = true;
   return out;
 }

@@ -65,6 +65,9 @@ describe('completion', () => {
     expect(bashComplete(['oauthctl', 'login', '--auth-method', 'client_'])).toEqual(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
     expect(bashComplete(['oauthctl', 'token', '--profile', ''])).toEqual(['work', 'mock']);
     expect(bashComplete(['oauthctl', 'profile', 'add', 'x', '--client-secret'])).toEqual(['--client-secret', '--client-secret-env']);
+    // Options whose value is a <FILE> complete file names (run from the repository root).
+    expect(bashComplete(['oauthctl', 'login', '--signing-key', 'fixtures/mock/photo-jwt.k'])).toEqual(['fixtures/mock/photo-jwt.key.pem']);
+    expect(bashComplete(['oauthctl', 'call', '--dpop-key', 'fixtures/mock/photo-self.c'])).toEqual(['fixtures/mock/photo-self.cert.pem']);
   });
 
   it.skipIf(!has('zsh'))('zsh: the script parses', () => {
