@@ -12,18 +12,15 @@ const MAX_HOPS = 6;
 /**
  * The responses of the authorization endpoint to the client's own request, as a browser without a
  * session sees them: redirects within the server's origin followed (its login page, with the cookies
- * it set), none elsewhere. For the probes that judge the headers of these pages. When the audit pushes
- * its requests, the request is pushed first and the pages are those of its request_uri (RFC 9126 section 4).
+ * it set), none elsewhere. For the probes that judge the headers of these pages. The request goes as the
+ * client sends it (ctx.frontChannelUrl): signed with --jar, pushed first under PAR (RFC 9126 section 4).
  */
 export async function fetchAuthorizationPages(ctx: AuditContext): Promise<FetchedPage[]> {
   const pages: FetchedPage[] = [];
   const cookies = new Map<string, string>();
-  let url = ctx.authorizationUrl({ pkce: ctx.usesPkce ? ctx.freshPkce() : null });
-  if (ctx.pushesRequests) {
-    const pushed = await ctx.pushRequest(url);
-    if (pushed.kind !== 'pushed') throw new ProbeSkip(`no authorization page to look at: ${pushed.text}`);
-    url = pushed.url;
-  }
+  const front = await ctx.frontChannelUrl(ctx.authorizationUrl({ pkce: ctx.usesPkce ? ctx.freshPkce() : null }));
+  if (front.kind === 'push-refused') throw new ProbeSkip(`no authorization page to look at: ${front.text}`);
+  let url = front.url;
   for (let hop = 0; hop < MAX_HOPS; hop++) {
     const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await ctx.http.request(url, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });

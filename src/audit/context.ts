@@ -1,7 +1,7 @@
 import { FlowError } from '../errors.js';
 import { authenticatedRequest } from '../client/endpoint-request.js';
 import type { FlowConfig } from '../client/flow-config.js';
-import { pushAuthorizationRequest } from '../client/pushed-authorization.js';
+import { pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
 import type { HttpClient } from '../client/http.js';
 import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
@@ -195,11 +195,31 @@ export class AuditContext {
    * when the audit pushes its requests, its parameters are pushed first and the agent gets the request_uri.
    */
   async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
-    const url = params.rawUrl ?? this.authorizationUrl(params);
-    const redirectUri = params.redirectUri ?? this.redirectUri;
-    if (!this.pushesRequests) return this.walk(url, redirectUri);
+    const front = await this.frontChannelUrl(params.rawUrl ?? this.authorizationUrl(params));
+    return front.kind === 'push-refused' ? front : this.walk(front.url, params.redirectUri ?? this.redirectUri);
+  }
+
+  /**
+   * The URL the user agent is sent to for an authorization request, as the client sends it: in a signed
+   * request object with --jar, pushed first when the audit pushes its requests; a refused push is an outcome.
+   */
+  async frontChannelUrl(url: string): Promise<{ kind: 'url'; url: string } | Extract<AuthorizeOutcome, { kind: 'push-refused' }>> {
+    if (!this.pushesRequests) return { kind: 'url', url: await this.signedRequestUrl(url) };
     const pushed = await this.pushRequest(url);
-    return pushed.kind === 'pushed' ? this.walk(pushed.url, redirectUri) : pushed;
+    return pushed.kind === 'pushed' ? { kind: 'url', url: pushed.url } : pushed;
+  }
+
+  /**
+   * With --jar, the client's authorization request travels as a signed request object (RFC 9101
+   * section 5.1), a tampered one too; a request that already carries `request` or `request_uri`, or
+   * names another client (signed with this client's key it would prove nothing), goes as it is.
+   */
+  private async signedRequestUrl(url: string): Promise<string> {
+    const params = new URL(url).searchParams;
+    if (!this.config.jar || params.has('request') || params.has('request_uri') || params.get('client_id') !== this.config.clientId) return url;
+    const front = new URL(this.config.authorizationEndpoint);
+    for (const [name, value] of await requestObjectParams(this.config, params, this.traceRenderer())) front.searchParams.set(name, value);
+    return front.href;
   }
 
   /**
@@ -207,7 +227,7 @@ export class AuditContext {
    * through the client's own PAR request (client authentication included); a refusal is an outcome.
    */
   async pushRequest(authorizationUrl: string): Promise<PushedRequest | Extract<AuthorizeOutcome, { kind: 'push-refused' }>> {
-    const params = new URL(authorizationUrl).searchParams;
+    const params = new URL(await this.signedRequestUrl(authorizationUrl)).searchParams;
     try {
       const pushed = await pushAuthorizationRequest(this.http, this.config, params, this.traceRenderer());
       return { kind: 'pushed', url: this.pushedAuthorizationUrl(params.get('client_id') ?? this.config.clientId, pushed.request_uri), requestUri: pushed.request_uri, expiresIn: pushed.expires_in };

@@ -36,7 +36,7 @@ export async function prepareAuthorizationUrl(http: HttpClient, config: FlowConf
 }
 
 /** RFC 9101 section 4: client_id and the signed request object; OpenID Connect also wants response_type and scope outside (Core section 6.1). */
-async function requestObjectParams(config: FlowConfig, params: URLSearchParams, renderer: Renderer): Promise<URLSearchParams> {
+export async function requestObjectParams(config: FlowConfig, params: URLSearchParams, renderer: Renderer): Promise<URLSearchParams> {
   if (config.signingKey === undefined) throw new UsageError('--jar needs --signing-key FILE');
   const audience = config.issuer ?? config.metadata?.issuer ?? config.authUrl;
   if (audience === undefined) throw new UsageError("--jar needs the issuer as the request object's audience", 'give --issuer or --auth-url');

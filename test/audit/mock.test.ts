@@ -185,6 +185,37 @@ describe('audit against the mock of fixtures/mock/modern.jsonc (JWT client authe
     expect(code).toBe(0);
   });
 
+  it('photo-jar with --jar (require_signed_request_object): every request of the client goes as a signed request object; no probe fails', async () => {
+    const { code, io } = await audit(
+      modern,
+      '--client-id',
+      'photo-jar',
+      '--jar',
+      '--signing-key',
+      'fixtures/mock/photo-jwt.key.pem',
+      '--scope',
+      'openid photo',
+      '--second-client-id',
+      'photo-pub',
+      '--json',
+    );
+    const report = JSON.parse(io.out()) as AuditReport;
+    expect(report.probes.filter((p) => p.status === 'fail' || p.status === 'warn')).toEqual([]);
+    expect(statuses(report)).toMatchObject({ flow: 'pass', state: 'pass', 'code-single-use': 'pass', 'jar-unsigned': 'pass' });
+    // No authorization request of photo-jar reached /authorize without a request object (by value, or pushed by the PAR probes).
+    const plain = modern.requests().filter((r) => r.path === '/authorize' && r.query.client_id === 'photo-jar' && r.query.request === undefined && r.query.request_uri === undefined);
+    expect(plain).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('photo-jar without --jar: the flow fails with the reason the server gave', async () => {
+    const { code, io } = await audit(modern, '--client-id', 'photo-jar', '--only', 'flow', '--json');
+    const [flow] = (JSON.parse(io.out()) as AuditReport).probes;
+    expect(flow?.status).toBe('fail');
+    expect(flow?.detail).toMatch(/request object/);
+    expect(code).toBe(1);
+  });
+
   it('photo-par with --par: every authorization request is pushed, tampered ones too; every probe passes or skips with a reason', async () => {
     const { code, io } = await audit(modern, '--client-id', 'photo-par', '--client-secret', 'photo-par-secret', '--par', '--scope', 'openid photo', '--second-client-id', 'photo-pub', '--json');
     const report = JSON.parse(io.out()) as AuditReport;

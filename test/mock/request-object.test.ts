@@ -50,6 +50,12 @@ describe('signed request objects (RFC 9101)', () => {
     ['another key', async (_k, s) => signedJwt(objectClaims(s, 'photo-jar'), (await newKey()).privateKey), /not valid/],
     ['a client_id claim of another client', (k, s) => signedJwt(objectClaims(s, 'photo-jar', { client_id: 'photo-web' }), k.privateKey), /client_id/],
     ['a nested request_uri', (k, s) => signedJwt(objectClaims(s, 'photo-jar', { request_uri: 'https://x.example/r' }), k.privateKey), /request_uri/],
+    ['a state claim that is a list (one parameter, two values)', (k, s) => signedJwt(objectClaims(s, 'photo-jar', { state: ['a', 'b'] }), k.privateKey), /state must be a single value, not a list/],
+    [
+      'a redirect_uri claim that is an object',
+      (k, s) => signedJwt(objectClaims(s, 'photo-jar', { redirect_uri: { uri: REDIRECT_URI } }), k.privateKey),
+      /redirect_uri must be a single value, not an object/,
+    ],
     ['HS256 for a client without a secret', (_k, s) => signedJwt(objectClaims(s, 'photo-jar'), new TextEncoder().encode('guess'), { alg: 'HS256' }), /alg/],
   ])('refuses %s with invalid_request_object', async (_name, make, description) => {
     const { key, server } = await setup();

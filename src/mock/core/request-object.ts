@@ -6,6 +6,8 @@ import { addParam, q, type MockState } from './http.js';
 
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti']);
 const TYPES = new Set(['oauth-authz-req+jwt', 'JWT', 'jwt']);
+/** Parameters whose value is JSON (OpenID Connect Core 5.5, RFC 9396): an object in a request object. */
+const JSON_PARAMS = new Set(['claims', 'authorization_details']);
 
 export type RequestObjectCheck = { ok: true; values: Map<string, string> } | { ok: false; description: string };
 
@@ -39,7 +41,11 @@ export async function requestObjectParams(state: MockState, client: MockClient, 
     if (JWT_CLAIMS.has(name) || value === null || value === undefined) continue;
     if (Array.isArray(value) && name === 'resource') for (const v of value) addParam(values, name, String(v));
     else if (name === 'resource') addParam(values, name, String(value));
-    else values.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    else if (JSON_PARAMS.has(name)) values.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    // Every other parameter has one value (RFC 6749 section 3.1): a list or an object is a malformed request, not a value to flatten.
+    else if (typeof value === 'object')
+      return refuse(`the request object's ${name} must be a single value, not ${Array.isArray(value) ? 'a list' : 'an object'} (RFC 9101 section 4; RFC 6749 section 3.1)`);
+    else values.set(name, String(value));
   }
   values.set('client_id', client.clientId);
   return { ok: true, values };
