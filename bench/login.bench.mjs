@@ -25,13 +25,13 @@ const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(ho
 const login = [bin, 'login', '--headless', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo', '--username', 'alice', '--password', 'wonderland', '--no-cache'];
 const cases = { 'node -e 0': ['-e', '0'], 'oauthctl login --headless': login };
 
-const cpuUsage = join(root, 'bench', 'cpu-usage.mjs');
+const cpuUsage = join(root, 'bench', 'cpu-usage.cjs');
 
-/** Wall time as the user waits for it, and the child's own CPU time (reported by cpu-usage.mjs). */
+/** Wall time as the user waits for it, and the child's own CPU time (reported by cpu-usage.cjs). */
 function timeOnce(args) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', pathToFileURL(cpuUsage).href, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+    const child = spawn(process.execPath, ['--require', cpuUsage, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);

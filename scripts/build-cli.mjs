@@ -6,11 +6,29 @@
 // (npm run bench). One file, loaded through the CommonJS loader, with its compiled code cached, starts
 // in a fraction of that. tsc's dist/ stays as it is for the library (createMockServer) and its types.
 import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * commander loads node:child_process when it loads, for executable subcommands (`git-style`), which
+ * oauthctl does not have; that costs every command about a millisecond. Here its one use, spawn(), loads
+ * the module when called instead.
+ */
+const lazyChildProcessInCommander = {
+  name: 'lazy-child-process-in-commander',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) return undefined;
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
+    });
+  },
+};
 
 await build({
   entryPoints: [join(root, 'src', 'cli', 'bin.ts')],
@@ -24,6 +42,7 @@ await build({
   supported: { 'dynamic-import': false },
   // Loaded only by the commands that need them, and large: left as packages of their own.
   external: ['open', 'prompts', 'qrcode', 'undici', 'playwright-core'],
+  plugins: [lazyChildProcessInCommander],
   logLevel: 'warning',
 });
 

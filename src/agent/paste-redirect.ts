@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
-import type { IO } from '../output/io.js';
+import { withIO, type IO } from '../output/io.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { RedirectCapture, RedirectReceiver } from '../client/listener.js';
 import type { UserAgent } from '../client/user-agent.js';
@@ -111,5 +111,5 @@ export function withoutSpinner(io: IO): IO {
       io.stderr.write(chunk, callback);
     },
   });
-  return { ...io, stderr };
+  return withIO(io, { stderr });
 }

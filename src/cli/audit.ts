@@ -12,7 +12,7 @@ import { addCommonOptions, collect, setExitCode, type CommonOptions } from './co
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { resolveFlowConfig } from './flow-pipeline.js';
 import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
-import { colorEnabled, type IO } from '../output/io.js';
+import { colorEnabled, withIO, type IO } from '../output/io.js';
 
 export const SECOND_CLIENT_SECRET_ENV = 'OAUTHCTL_SECOND_CLIENT_SECRET';
 
@@ -85,7 +85,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       printJson(io, { probes: report.probes, summary: report.summary });
     } else {
       const { formatAuditTable } = await import('../audit/table.js');
-      io.stdout.write(formatAuditTable(report, colorEnabled({ ...io, stderr: io.stdout }, options.color)));
+      io.stdout.write(formatAuditTable(report, colorEnabled(withIO(io, { stderr: io.stdout }), options.color)));
     }
     return report.summary.fail > 0 ? 1 : 0;
   } finally {

@@ -1,4 +1,4 @@
-import { discardingStream, processIO, type IO } from '../output/io.js';
+import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { run } from './main.js';
 
 /**
@@ -19,7 +19,7 @@ export async function main(argv: readonly string[]): Promise<never> {
 export async function warmUp(commands: readonly (readonly string[])[], env: NodeJS.ProcessEnv): Promise<number[]> {
   const codes: number[] = [];
   for (const argv of commands) {
-    const io: IO = { ...processIO(), stdout: discardingStream(), stderr: discardingStream(), env };
+    const io: IO = withIO(processIO(), { stdout: discardingStream(), stderr: discardingStream(), env });
     codes.push(await run(argv, io));
   }
   return codes;

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { discardingStream, processIO, type IO } from '../output/io.js';
+import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
@@ -65,7 +65,7 @@ function commandNameFrom(argv: readonly string[]): string | undefined {
 export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
   // The commands write through their own copy of the IO: -q swaps its stderr for a sink, while the
   // one line of a failure still goes to the real stderr (reportError).
-  const commandIO: IO = { ...io };
+  const commandIO: IO = withIO(io);
   const program = await buildProgram(argv, commandIO);
   program.hook('preAction', (_program, action) => {
     if (action.opts<{ quiet?: boolean }>().quiet === true || program.opts<{ quiet?: boolean }>().quiet === true) commandIO.stderr = discardingStream();

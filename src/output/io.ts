@@ -15,7 +15,21 @@ export interface IO {
 }
 
 export function processIO(): IO {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    // Opened only when a command reads it: creating process.stdin costs every short command milliseconds.
+    get stdin() {
+      return process.stdin;
+    },
+  };
+}
+
+/** A copy of an IO with some of it replaced; a stdin not yet opened stays so (the copy keeps its getter). */
+export function withIO(io: IO, replaced: Partial<IO> = {}): IO {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(io)) as IO;
+  return Object.defineProperties(copy, Object.getOwnPropertyDescriptors(replaced));
 }
 
 /** Colour only on a TTY, and never with NO_COLOR (https://no-color.org) or --no-color. */
