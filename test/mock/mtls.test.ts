@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeClientCa } from '../helpers/certificates.js';
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,26 +27,7 @@ const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-mtls-test-'));
   const f = (n: string) => join(dir, n);
-  openssl(
-    'req',
-    '-x509',
-    ...EC,
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=Test Client CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign',
-  );
-  openssl('req', '-new', ...EC, '-keyout', f('client.key'), '-out', f('client.csr'), '-subj', '/O=Example/CN=photo-mtls');
-  writeFileSync(f('client.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
-  openssl('x509', '-req', '-in', f('client.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('client.pem'), '-days', '1', '-extfile', f('client.ext'));
+  makeClientCa('photo-mtls', dir);
   openssl('req', '-x509', ...EC, '-keyout', f('self.key'), '-out', f('self.pem'), '-days', '1', '-subj', '/CN=photo-self');
   openssl('req', '-x509', ...EC, '-keyout', f('other.key'), '-out', f('other.pem'), '-days', '1', '-subj', '/O=Example/CN=photo-mtls');
 });

@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwtUnverified } from '../../../src/oauth/jwt.js';
@@ -63,41 +62,6 @@ export const sha256 = (text: string) => createHash('sha256').update(text).digest
 /** cnf.x5t#S256 of a certificate (RFC 8705 section 3.1). */
 export const x5t = (certPem: string) => createHash('sha256').update(new X509Certificate(certPem).raw).digest('base64url');
 
-/** A CA of the test's own and a client certificate it signed (tls_client_auth, RFC 8705 section 2.1), made with openssl. */
-export interface ClientCa {
-  caFile: string;
-  certFile: string;
-  keyFile: string;
-  subjectDn: string;
-  remove(): void;
-}
-
-export function makeClientCa(cn: string): ClientCa {
-  const dir = mkdtempSync(join(tmpdir(), 'oauthctl-client-ca-'));
-  const f = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=Test Client CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign',
-  );
-  openssl('req', '-new', ...ec, '-keyout', f('client.key'), '-out', f('client.csr'), '-subj', `/O=Example/CN=${cn}`);
-  writeFileSync(f('client.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
-  openssl('x509', '-req', '-in', f('client.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('client.pem'), '-days', '1', '-extfile', f('client.ext'));
-  return { caFile: f('ca.pem'), certFile: f('client.pem'), keyFile: f('client.key'), subjectDn: `CN=${cn},O=Example`, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
+export { makeClientCa, type ClientCa } from '../../helpers/certificates.js';
 
 export const readText = (file: string) => readFileSync(file, 'utf8');
