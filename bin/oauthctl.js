@@ -1,3 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-require('./load-cli.js').loadCli().cli.main(process.argv.slice(2));
+const { loadCli, bundleFor } = require('./load-cli.js');
+
+const argv = process.argv.slice(2);
+loadCli('auto', bundleFor(argv)).cli.main(argv);

@@ -30,9 +30,7 @@ const lazyChildProcessInCommander = {
   },
 };
 
-await build({
-  entryPoints: [join(root, 'src', 'cli', 'bin.ts')],
-  outfile: join(root, 'dist', 'oauthctl.cjs'),
+const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -42,12 +40,49 @@ await build({
   supported: { 'dynamic-import': false },
   // Loaded only by the commands that need them, and large: left as packages of their own.
   external: ['open', 'prompts', 'qrcode', 'undici', 'playwright-core'],
-  plugins: [lazyChildProcessInCommander],
   logLevel: 'warning',
-});
+};
+
+/**
+ * A bundle with some of the commands: the same entry and main.ts, with a command table (in place of
+ * commands.ts) that lists every command but has only these in it, and no `completion` unless named.
+ * bin/load-cli.js runs each command line in the smallest bundle that has its command; a process loads
+ * one bundle only, so no module is ever loaded twice.
+ */
+function withCommands(names) {
+  const cli = join(root, 'src', 'cli');
+  const table = `import { commandTable } from ${JSON.stringify(join(cli, 'command-table.ts'))};
+export { COMPLETION_SUMMARY } from ${JSON.stringify(join(cli, 'command-table.ts'))};
+const MODULES = { ${names
+    .filter((n) => n !== 'completion')
+    .map((n) => `${JSON.stringify(n)}: () => import(${JSON.stringify(join(cli, `${n}.ts`))})`)
+    .join(', ')} };
+export const COMMANDS = commandTable((name) => {
+  if (!MODULES[name]) throw new Error('internal error: this bundle has no ' + name + ' command');
+  return MODULES[name]();
+});`;
+  const completion = names.includes('completion') ? undefined : "export function register() { throw new Error('internal error: this bundle has no completion command'); }";
+  return {
+    name: 'with-commands',
+    setup(b) {
+      const fromMain = (args) => /[\\/]src[\\/]cli[\\/]main\.ts$/.test(args.importer);
+      b.onResolve({ filter: /^\.\/commands\.js$/ }, (args) => (fromMain(args) ? { path: 'commands', namespace: 'command-table' } : undefined));
+      b.onResolve({ filter: /^\.\/completion\.js$/ }, (args) => (fromMain(args) && completion ? { path: 'completion', namespace: 'command-table' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'command-table' }, (args) => ({ contents: args.path === 'commands' ? table : completion, loader: 'js', resolveDir: cli }));
+    },
+  };
+}
+
+/** The bundles, by file, and the commands in each (scripts/code-cache.cjs warms each; bin/load-cli.js chooses). */
+const BUNDLES = JSON.parse(await readFile(join(root, 'bin', 'bundles.json'), 'utf8'));
+const entry = join(root, 'src', 'cli', 'bin.ts');
+await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander] });
+for (const [file, names] of Object.entries(BUNDLES)) {
+  await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names)] });
+}
 
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {
   // The CLI works without it, only slower to start: the build goes on, and says so.
-  console.warn(`build-cli: no V8 code cache was made (exit ${cache.status ?? cache.signal}); oauthctl starts slower on Node 20`);
+  console.warn(`build-cli: the V8 code caches were not all made (exit ${cache.status ?? cache.signal}); oauthctl starts slower on Node 20`);
 }

@@ -1,18 +1,20 @@
 'use strict';
-// Runs a few commands in this process, so that their code is compiled, then writes the V8 code cache of
-// dist/oauthctl.cjs for bin/load-cli.js (used on Node 20; Node 22.1+ keeps a compile cache of its own).
+// Runs commands in this process, so that their code is compiled, then writes the V8 code cache of each
+// bundle for bin/load-cli.js (used on Node 20; Node 22.1+ keeps a compile cache of its own).
 // The commands are the everyday ones: help, pkce, and a whole headless login (listener, headless agent,
 // token request, ID token checks, token cache) against the mock run from tsc's dist/ in this process, so
-// that the mock's own code, which serve-mock compiles once for a long run, stays out of the cache.
+// that the mock's own code, which serve-mock compiles once for a long run, stays out of the cache. Each
+// smaller bundle runs those of them it has.
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { loadCli, CODE_CACHE } = require('../bin/load-cli.js');
+const { loadCli, codeCacheOf, BUNDLE, BUNDLES } = require('../bin/load-cli.js');
 
 function commandsFor(authUrl) {
   const login = ['--auth-url', authUrl, '--client-id', 'photo-cli'];
   return [
     ['--help'],
+    ['--version'],
     ['pkce'],
     ['pkce', '--json'],
     ['login', '--help'],
@@ -22,25 +24,32 @@ function commandsFor(authUrl) {
   ];
 }
 
-async function makeCodeCache() {
-  const { cli, script } = loadCli('make-code-cache');
+const hasCommand = (names) => (argv) => argv[0] === undefined || argv[0].startsWith('-') || names.has(argv[0]);
+
+async function warmUpAndSave(bundle, commands, env) {
+  const { cli, script } = loadCli('make-code-cache', bundle);
+  const codes = await cli.warmUp(commands, env);
+  const failed = commands.filter((_, i) => ![0, 1].includes(codes[i]));
+  if (failed.length > 0) throw new Error(`the warm-up commands failed: ${failed.map((c) => c.join(' ')).join(', ')}`);
+  writeFileSync(codeCacheOf(bundle), script.createCachedData());
+}
+
+async function makeCodeCaches() {
   const { createMockServer } = await import('../dist/mock/index.js');
   const mock = await createMockServer(undefined, { port: 0 });
-  const COMMANDS = commandsFor(mock.authUrl);
   const home = mkdtempSync(join(tmpdir(), 'oauthctl-code-cache-'));
   try {
     const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
-    const codes = await cli.warmUp(COMMANDS, env);
-    const failed = COMMANDS.filter((_, i) => ![0, 1].includes(codes[i]));
-    if (failed.length > 0) throw new Error(`the warm-up commands failed: ${failed.map((c) => c.join(' ')).join(', ')}`);
-    writeFileSync(CODE_CACHE, script.createCachedData());
+    const commands = commandsFor(mock.authUrl);
+    for (const { bundle, names } of BUNDLES) await warmUpAndSave(bundle, commands.filter(hasCommand(names)), env);
+    await warmUpAndSave(BUNDLE, commands, env);
   } finally {
     await mock.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-makeCodeCache().then(
+makeCodeCaches().then(
   () => process.exit(0),
   (err) => {
     console.error(`code-cache: ${err.message}`);
