@@ -4,11 +4,12 @@
 // some in it (`oauthctl`, `--help`, `--version` and `pkce` load a sixth of the code, `login` and the
 // other client commands leave out the mock and the audit). A process loads one bundle, never two.
 //
-// Most of a short command's start-up is compiling JavaScript, so the compiled code is reused: Node 22.1
-// and later keep their own compile cache (module.enableCompileCache, in the system's temporary
-// directory); on older Node the V8 code cache made at build time beside each bundle is given to
-// vm.Script. V8 checks that a cache matches the source and its own version and flags, and compiles
-// afresh when it does not, so a stale or foreign cache costs time, never correctness.
+// Most of a short command's start-up is compiling JavaScript, so the compiled code is reused: the V8
+// code cache made at build time beside each bundle, named for the V8 that made it, when this Node's V8
+// is that one (scripts/code-cache.cjs runs the everyday commands first, so the cache holds what they
+// compile); else, on Node 22.1 and later, Node's own compile cache (module.enableCompileCache, in the
+// system's temporary directory). V8 checks that a cache matches the source, its version and its flags,
+// and compiles afresh when it does not, so a stale cache costs time, never correctness.
 const { readFileSync } = require('node:fs');
 const Module = require('node:module');
 const { dirname, join } = require('node:path');
@@ -26,20 +27,16 @@ function bundleFor(argv) {
   return BUNDLES.find((b) => b.names.has(name))?.bundle ?? BUNDLE;
 }
 
-const codeCacheOf = (bundle) => `${bundle}.v8-cache`;
+/** The code cache of a bundle for this process's V8 (another V8 would reject it). */
+const codeCacheOf = (bundle) => `${bundle}.v8-${process.versions.v8}.cache`;
 
 /**
- * A bundle's exports ({ main, warmUp }). `how`: 'auto' (Node's compile cache where there is one, else
- * the code cache), 'code-cache' (always the code cache), or 'make-code-cache' (compile afresh; the
- * returned vm.Script's createCachedData() then writes the cache once the warm-up has run).
+ * A bundle's exports ({ main, warmUp }). `how`: 'auto' (the build's code cache for this V8 if there is
+ * one, else Node's compile cache where there is one), 'code-cache' (the build's code cache, or none),
+ * or 'make-code-cache' (compile afresh; the returned vm.Script's createCachedData() then writes the
+ * cache once the warm-up has run).
  */
 function loadCli(how = 'auto', bundle = BUNDLE) {
-  if (how === 'auto' && typeof Module.enableCompileCache === 'function') {
-    Module.enableCompileCache();
-    return { cli: require(bundle) };
-  }
-  const vm = require('node:vm');
-  const source = readFileSync(bundle, 'utf8');
   let cachedData;
   if (how !== 'make-code-cache') {
     try {
@@ -48,7 +45,12 @@ function loadCli(how = 'auto', bundle = BUNDLE) {
       cachedData = undefined;
     }
   }
-  const script = new vm.Script(Module.wrap(source), {
+  if (how === 'auto' && cachedData === undefined && typeof Module.enableCompileCache === 'function') {
+    Module.enableCompileCache();
+    return { cli: require(bundle) };
+  }
+  const vm = require('node:vm');
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), {
     filename: bundle,
     cachedData,
     // import() inside the bundle (the ESM-only packages) resolves as it would in a file of its own.

@@ -29,10 +29,11 @@ function inBundle(file: string, argv: string[]) {
 }
 
 describe('the bundled command line', () => {
-  it('bin/oauthctl.js is CommonJS; each bundle has a code cache newer than itself', () => {
+  it('bin/oauthctl.js is CommonJS; each bundle has a code cache for this V8, newer than itself', () => {
     expect(JSON.parse(readFileSync(join(ROOT, 'bin', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
     for (const name of ALL_BUNDLES) {
-      expect(statSync(join(ROOT, 'dist', `${name}.v8-cache`)).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist', name)).mtimeMs);
+      const cache = join(ROOT, 'dist', `${name}.v8-${process.versions.v8}.cache`);
+      expect(statSync(cache).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist', name)).mtimeMs);
     }
   });
 
@@ -47,7 +48,7 @@ describe('the bundled command line', () => {
   });
 
   it('a cache that does not match the bundle is rejected by V8 and the CLI still runs (compiled afresh)', () => {
-    const cache = JSON.stringify(join(ROOT, 'dist', 'oauthctl.cjs.v8-cache'));
+    const cache = JSON.stringify(join(ROOT, 'dist', `oauthctl.cjs.v8-${process.versions.v8}.cache`));
     const r = node([
       '-e',
       `const fs = require('node:fs'); const real = fs.readFileSync; fs.readFileSync = (f, ...a) => f === ${cache} ? Buffer.from('not a V8 code cache') : real(f, ...a);` +
