@@ -1,7 +1,7 @@
 import { FlowError } from '../errors.js';
 import { authenticatedRequest } from '../client/endpoint-request.js';
 import type { FlowConfig } from '../client/flow-config.js';
-import { pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
+import { frontChannelUrl, pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
 import type { HttpClient } from '../client/http.js';
 import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
@@ -217,9 +217,7 @@ export class AuditContext {
   private async signedRequestUrl(url: string): Promise<string> {
     const params = new URL(url).searchParams;
     if (!this.config.jar || params.has('request') || params.has('request_uri') || params.get('client_id') !== this.config.clientId) return url;
-    const front = new URL(this.config.authorizationEndpoint);
-    for (const [name, value] of await requestObjectParams(this.config, params, this.traceRenderer())) front.searchParams.set(name, value);
-    return front.href;
+    return frontChannelUrl(this.config.authorizationEndpoint, this.config.clientId, await requestObjectParams(this.config, params, this.traceRenderer()));
   }
 
   /**
@@ -239,10 +237,7 @@ export class AuditContext {
 
   /** The front-channel request after a push: only client_id and request_uri (RFC 9126 section 4). */
   pushedAuthorizationUrl(clientId: string, requestUri: string): string {
-    const url = new URL(this.config.authorizationEndpoint);
-    url.searchParams.set('client_id', clientId);
-    url.searchParams.set('request_uri', requestUri);
-    return url.href;
+    return frontChannelUrl(this.config.authorizationEndpoint, clientId, [['request_uri', requestUri]]);
   }
 
   /** The client's narration (of a push, a client assertion) as the audit's trace lines: seen with --verbose only. */

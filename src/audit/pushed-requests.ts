@@ -1,11 +1,10 @@
 import type { AuditContext, IssuedCode } from './context.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 
-/** The PAR endpoint (RFC 9126 section 5): the flag, else the metadata; the probes skip without one. */
-export function parEndpoint(ctx: AuditContext): string {
+/** The PAR probes skip on a server without a PAR endpoint (RFC 9126 section 5): neither the flag nor the metadata names one. */
+function requirePushEndpoint(ctx: AuditContext): void {
   const endpoint = ctx.config.endpoints.pushed_authorization_request_endpoint ?? ctx.metadata?.pushed_authorization_request_endpoint;
   if (endpoint === undefined) throw new ProbeSkip('the server advertises no pushed_authorization_request_endpoint (RFC 9126 section 5)');
-  return endpoint;
 }
 
 export interface Pushed {
@@ -16,7 +15,7 @@ export interface Pushed {
 
 /** Pushes the client's usual authorization request (RFC 9126 section 2.1); a refusal fails the probe. */
 export async function push(ctx: AuditContext): Promise<Pushed> {
-  parEndpoint(ctx);
+  requirePushEndpoint(ctx);
   const pkce = ctx.usesPkce ? ctx.freshPkce() : undefined;
   const pushed = await ctx.pushRequest(ctx.authorizationUrl({ pkce: pkce ?? null }));
   if (pushed.kind !== 'pushed') throw new ProbeFailure(`the pushed authorization request was refused: ${pushed.text}`);

@@ -24,14 +24,19 @@ export async function prepareAuthorizationUrl(http: HttpClient, config: FlowConf
   if (!config.par && !config.jar) return plain.href;
   const params = new URLSearchParams(plain.search);
   const sent = config.jar ? await requestObjectParams(config, params, renderer) : params;
-  const front = new URL(config.authorizationEndpoint);
-  front.searchParams.set('client_id', config.clientId);
-  if (!config.par) {
-    for (const [name, value] of sent) if (name !== 'client_id') front.searchParams.set(name, value);
-    return front.href;
-  }
+  if (!config.par) return frontChannelUrl(config.authorizationEndpoint, config.clientId, sent);
   const pushed = await pushAuthorizationRequest(http, config, sent, renderer);
-  front.searchParams.set('request_uri', pushed.request_uri);
+  return frontChannelUrl(config.authorizationEndpoint, config.clientId, [['request_uri', pushed.request_uri]]);
+}
+
+/**
+ * The request the user agent is sent with when its parameters travel elsewhere: client_id and the
+ * signed request object (RFC 9101 section 5.1), or client_id and the pushed request_uri (RFC 9126 section 4).
+ */
+export function frontChannelUrl(authorizationEndpoint: string, clientId: string, params: Iterable<[string, string]>): string {
+  const front = new URL(authorizationEndpoint);
+  front.searchParams.set('client_id', clientId);
+  for (const [name, value] of params) if (name !== 'client_id') front.searchParams.set(name, value);
   return front.href;
 }
 
