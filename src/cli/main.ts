@@ -68,7 +68,7 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   const commandIO: IO = withIO(io);
   const program = await buildProgram(argv, commandIO);
   program.hook('preAction', (_program, action) => {
-    if (action.opts<{ quiet?: boolean }>().quiet === true || program.opts<{ quiet?: boolean }>().quiet === true) commandIO.stderr = discardingStream();
+    if (shareQuiet(program, action)) commandIO.stderr = discardingStream();
   });
   // Commands set process-independent exit codes through this slot.
   try {
@@ -77,6 +77,17 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   } catch (err) {
     return reportError(err, io, argv);
   }
+}
+
+/**
+ * Whether -q was given, before the command's name or after it; the command's own `quiet` option is set
+ * either way. commander gives a `--quiet` after the name to the program, which also has it: a command
+ * that reads options.quiet itself (serve-mock builds no log lines then) would otherwise never see it.
+ */
+export function shareQuiet(program: Command, action: Command): boolean {
+  const quiet = action.opts<{ quiet?: boolean }>().quiet === true || program.opts<{ quiet?: boolean }>().quiet === true;
+  if (quiet && action !== program) action.setOptionValue('quiet', true);
+  return quiet;
 }
 
 function exitCodeOf(program: Command): number {

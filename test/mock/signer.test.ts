@@ -30,6 +30,27 @@ describe('the batched signing thread', () => {
     });
   }
 
+  it('matches each answer to its input when batches overlap (answers come one by one, in order)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const signer = createJwsSigner('ES256', privateKey, 1);
+    try {
+      await signer.sign('c3RhcnQ.dGhyZWFk');
+      await new Promise((r) => setTimeout(r, 200));
+      const pending: { input: string; jws: Promise<string> }[] = [];
+      // Three batches, each sent in its own turn of the event loop, before any answer is read.
+      for (let batch = 0; batch < 3; batch++) {
+        for (let i = 0; i < 7; i++) {
+          const input = `YmF0Y2g${batch}.aW5wdXQ${i}`;
+          pending.push({ input, jws: signer.sign(input) });
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      for (const { input, jws } of pending) expect(check(await jws, input, publicKey, 'ES256')).toBe(true);
+    } finally {
+      await signer.close();
+    }
+  });
+
   it('signs on the pool before the thread starts: a few signatures start no thread', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const signer = createJwsSigner('ES256', privateKey, 1000);

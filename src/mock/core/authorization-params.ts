@@ -64,7 +64,9 @@ export async function checkAuthorization(ex: Exchange, values: Map<string, strin
   if (!resources.ok) return fail('invalid_target', resources.description);
   const dpopJkt = params.get('dpop_jkt');
   if (dpopJkt !== undefined && !JKT.test(dpopJkt)) return fail('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (RFC 9449 section 10)');
-  const request = { ...check.request, ...(resources.resources.length > 0 ? { resources: resources.resources } : {}), ...(dpopJkt !== undefined ? { dpopJkt } : {}) };
+  const { request } = check;
+  if (resources.resources.length > 0) request.resources = resources.resources;
+  if (dpopJkt !== undefined) request.dpopJkt = dpopJkt;
   return { kind: 'ok', client: check.client, request };
 }
 

@@ -73,7 +73,10 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   if (prompt.has('none') && prompt.size > 1) return fail('invalid_request', 'prompt=none cannot be combined with other prompt values (OpenID Connect Core 3.1.2.1)');
 
   const nonce = values.get('nonce');
-  const request: AuthorizationRequest = { clientId, redirectUri, state, scopes, prompt, ...pkce, ...(nonce !== undefined ? { nonce } : {}) };
+  const request: AuthorizationRequest = { clientId, redirectUri, state, scopes, prompt };
+  if (pkce.codeChallenge !== undefined) request.codeChallenge = pkce.codeChallenge;
+  if (pkce.codeChallengeMethod !== undefined) request.codeChallengeMethod = pkce.codeChallengeMethod;
+  if (nonce !== undefined) request.nonce = nonce;
   return { kind: 'ok', client, request };
 }
 

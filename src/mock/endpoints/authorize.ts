@@ -6,7 +6,7 @@ import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
 import { redirectOrigin, withParams } from '../core/redirect-uri.js';
 import { approveDevice } from '../core/device.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
-import type { AuthorizationRequest } from '../core/store.js';
+import type { AuthorizationRequest, CodeRecord } from '../core/store.js';
 
 const INTERACTION_SECONDS = 600;
 
@@ -109,19 +109,24 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
   if (request.device !== undefined) return approveDevice(ex, request.device, username, authTime);
   const { state } = ex;
   const code = serverToken(256);
-  state.store.codes.set(code, {
+  // Assigned field by field rather than spread from conditional literals: this runs for every code.
+  const record: CodeRecord = {
     clientId: request.clientId,
     redirectUri: request.redirectUri,
     username,
     scopes: request.scopes,
-    ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod ?? 'plain' } : {}),
-    ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
-    ...(request.resources !== undefined ? { resources: request.resources } : {}),
-    ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
-    ...(request.flow !== undefined ? { flow: request.flow } : {}),
     authTime,
     expiresAt: state.now() + state.config.lifetimes.code * 1000,
-  });
+  };
+  if (request.codeChallenge !== undefined) {
+    record.codeChallenge = request.codeChallenge;
+    record.codeChallengeMethod = request.codeChallengeMethod ?? 'plain';
+  }
+  if (request.nonce !== undefined) record.nonce = request.nonce;
+  if (request.resources !== undefined) record.resources = request.resources;
+  if (request.dpopJkt !== undefined) record.dpopJkt = request.dpopJkt;
+  if (request.flow !== undefined) record.flow = request.flow;
+  state.store.codes.set(code, record);
   ex.log.outcome = 'code issued';
   redirect(ex.res, withParams(request.redirectUri, { code, state: request.state, iss: state.issuer }), status);
 }
