@@ -28,6 +28,8 @@ export interface DpopExpectation {
  * and the server's nonce when the configuration asks for one. Undefined when the request has no proof.
  */
 export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): Promise<DpopCheck | undefined> {
+  // Node joins repeated headers it does not know into one value, so no `dpop` here means no DPoP header at all.
+  if (ex.req.headers.dpop === undefined) return undefined;
   const headers = ex.req.rawHeaders.filter((_, i) => i % 2 === 0 && ex.req.rawHeaders[i]!.toLowerCase() === 'dpop');
   if (headers.length === 0) return undefined;
   const invalid = (description: string): DpopCheck => ({ ok: false, error: 'invalid_dpop_proof', description });

@@ -72,17 +72,24 @@ export class RequestLog {
     return ++this.lastId;
   }
 
+  /**
+   * Keeps a request. Once the ring is full, the oldest slot's object takes the new fields: under load the
+   * slots stay where the garbage collector has long since moved them, instead of every request's entry
+   * living just long enough to be copied out of the young generation and then dying there.
+   */
   add(entry: RecordedRequest): void {
-    this.ring[this.next] = entry;
+    const slot = this.ring[this.next];
+    if (slot) Object.assign(slot, entry);
+    else this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
   }
 
-  /** The kept requests, oldest first. */
+  /** The kept requests, oldest first: copies, which later requests do not change. */
   entries(): RecordedRequest[] {
     const out: RecordedRequest[] = [];
     for (let i = 0; i < this.capacity; i++) {
       const e = this.ring[(this.next + i) % this.capacity];
-      if (e) out.push(e);
+      if (e) out.push({ ...e });
     }
     return out;
   }
