@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync, verify } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createJwsSigner } from '../../src/mock/core/signer.js';
 
@@ -58,6 +60,48 @@ describe('the batched signing thread', () => {
     const tokens = await Promise.all(inputs.map((input) => signer.sign(input)));
     tokens.forEach((jws, i) => expect(check(jws, inputs[i]!, publicKey, 'ES256')).toBe(true));
     await signer.close();
+  });
+
+  it('signs on the pool for good when the thread fails, and starts no second one', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    let threads = 0;
+    const count = () => threads++;
+    process.on('worker', count);
+    const signer = createJwsSigner('ES256', privateKey, 1, "throw new Error('this thread fails at start')");
+    try {
+      for (let i = 0; i < 40; i++) {
+        const input = `ZmFpbGVk.${i}`;
+        expect(check(await signer.sign(input), input, publicKey, 'ES256')).toBe(true);
+        if (i === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(threads).toBe(1);
+    } finally {
+      process.off('worker', count);
+      await signer.close();
+    }
+  });
+
+  it('runs its thread in a process started with --input-type=module (the thread inherits no options)', async () => {
+    // Before, such a thread ran its CommonJS source as an ES module, failed, and was started again for
+    // every signature: a few hundred tokens a second.
+    const script = `
+      import { generateKeyPairSync, verify } from 'node:crypto';
+      import { createJwsSigner } from './dist/mock/core/signer.js';
+      let threads = 0;
+      process.on('worker', (w) => { threads++; w.on('error', (e) => console.error('thread error: ' + e.message)); });
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const signer = createJwsSigner('ES256', privateKey, 1);
+      await signer.sign('c3RhcnQ.aW5wdXQ');
+      await new Promise((r) => setTimeout(r, 300));
+      const inputs = Array.from({ length: 30 }, (_, i) => 'aW5wdXQ.' + i);
+      const tokens = await Promise.all(inputs.map((i) => signer.sign(i)));
+      const valid = tokens.every((t, i) => verify('sha256', Buffer.from(inputs[i]), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(t.slice(t.lastIndexOf('.') + 1), 'base64url')));
+      await signer.close();
+      console.log(JSON.stringify({ threads, valid }));
+    `;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), timeout: 20_000 });
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual({ threads: 1, valid: true });
   });
 
   it('still signs (on the thread pool) once the thread is stopped', async () => {

@@ -44,10 +44,11 @@ export const SIGNATURES_BEFORE_THREAD = 32;
  * One dedicated signing thread fed in batches: the inputs that arrive during one turn of the event
  * loop go over as one message; each signature comes back on its own as soon as it is made. Per token
  * this costs the event loop far less than a dispatch to libuv's thread pool, and one thread (not the
- * pool's four) competes with the event loop for the cores. The thread starts after `threadAfter` signatures, made on the event loop;
- * until it is online, and for good if it cannot start or dies, signing goes to libuv's pool.
+ * pool's four) competes with the event loop for the cores. The thread starts after `threadAfter`
+ * signatures, made on the event loop; until it is online, and for good if it cannot start or dies,
+ * signing goes to libuv's pool. `workerSource` is the thread's code (tests give one that fails).
  */
-export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAfter = SIGNATURES_BEFORE_THREAD): JwsSigner {
+export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAfter = SIGNATURES_BEFORE_THREAD, workerSource = WORKER_SOURCE): JwsSigner {
   const direct = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
   const signNow = (input: string) => `${input}.${sign('sha256', Buffer.from(input), direct).toString('base64url')}`;
   const signInPool = (input: string) =>
@@ -58,6 +59,8 @@ export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAf
   let worker: Worker | undefined;
   let online = false;
   let closed = false;
+  /** The thread could not start or died: the pool signs from then on, and no thread is started again. */
+  let failed = false;
   let signed = 0;
   let queue: Pending[] = [];
   /** Sent to the thread, not yet answered, in the order the answers come (one message each). */
@@ -76,6 +79,7 @@ export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAf
     worker.postMessage(batch.map((p) => p.input));
   };
   const broken = () => {
+    failed = true;
     worker = undefined;
     online = false;
     // What the thread had not answered goes to the pool instead.
@@ -86,8 +90,11 @@ export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAf
   const startThread = () => {
     let w: Worker;
     try {
-      w = new Worker(WORKER_SOURCE, { eval: true, workerData: { alg, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }) } });
+      // execArgv []: the thread needs none of the process's options, and some would break it (a process
+      // started with --input-type=module would run this CommonJS source as an ES module, which fails).
+      w = new Worker(workerSource, { eval: true, execArgv: [], workerData: { alg, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }) } });
     } catch {
+      failed = true;
       return;
     }
     w.unref();
@@ -105,7 +112,7 @@ export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAf
 
   return {
     sign(input) {
-      if (!worker && !closed && ++signed >= threadAfter) startThread();
+      if (!worker && !closed && !failed && ++signed >= threadAfter) startThread();
       if (signed < threadAfter) {
         try {
           return Promise.resolve(signNow(input));
