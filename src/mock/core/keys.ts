@@ -12,7 +12,10 @@ import { createJwsSigner } from './signer.js';
  * in batches (signer.ts), so the event loop serves other requests meanwhile. Interleaved A/B with
  * bench/mock.bench.mjs on 2 cores: signing on libuv's pool beat signing on the event loop (+13% flows/s
  * with ES256, +39% with RS256); the batched thread beats the pool with ES256 (+12% flows/s, -20% server
- * CPU per flow) and ties with RS256.
+ * CPU per flow) and ties with RS256. Its answers come one signature at a time (+9% flows/s with ES256
+ * over one answer per batch); signing the first of a batch on the event loop when the thread is idle,
+ * or keeping one batch in flight at a time, lost (-5% and -12%): a token's latency counts for more
+ * than the cost of a message (about 10 us to wake a sleeping thread on this 2-core VM, 2.5 us to a busy one).
  */
 export interface SigningKeys {
   alg: SigningAlg;
