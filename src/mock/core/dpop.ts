@@ -28,13 +28,12 @@ export interface DpopExpectation {
  * and the server's nonce when the configuration asks for one. Undefined when the request has no proof.
  */
 export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): Promise<DpopCheck | undefined> {
-  // Node joins repeated headers it does not know into one value, so no `dpop` here means no DPoP header at all.
-  if (ex.req.headers.dpop === undefined) return undefined;
-  const headers = ex.req.rawHeaders.filter((_, i) => i % 2 === 0 && ex.req.rawHeaders[i]!.toLowerCase() === 'dpop');
-  if (headers.length === 0) return undefined;
+  // Node joins repeated headers it does not know into one value: the raw headers tell how many were sent.
+  const proof = ex.req.headers.dpop as string | undefined;
+  if (proof === undefined) return undefined;
   const invalid = (description: string): DpopCheck => ({ ok: false, error: 'invalid_dpop_proof', description });
-  if (headers.length > 1) return invalid('more than one DPoP header (RFC 9449 section 4.3)');
-  const proof = ex.req.headers.dpop as string;
+  const sent = ex.req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'dpop').length;
+  if (sent > 1) return invalid('more than one DPoP header (RFC 9449 section 4.3)');
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(proof);
