@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createPkcePair } from '../../src/oauth/pkce.js';
@@ -73,9 +74,25 @@ describe('DPoP at the token endpoint (RFC 9449 section 5)', () => {
     headers.append('DPoP', await dpopProof(key, { htu }));
     headers.append('DPoP', await dpopProof(key, { htu }));
     const body = new URLSearchParams(await codeForm(server));
+    // fetch joins the two into one header line, which is then not one JWT.
     const r = await fetch(htu, { method: 'POST', body, headers });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: string }).error).toBe('invalid_dpop_proof');
+    // Two header lines, each a valid proof on its own (node:http sends an array value as one line each).
+    const form = new URLSearchParams(await codeForm(server)).toString();
+    const proofs = [await dpopProof(key, { htu }), await dpopProof(key, { htu })];
+    const twoLines = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(htu, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: proofs } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(form);
+    });
+    expect(twoLines.status).toBe(400);
+    expect(JSON.parse(twoLines.body)).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringMatching(/more than one DPoP header/) });
   });
 
   it('takes htu without query and fragment, normalised (the case of the scheme)', async () => {
