@@ -101,8 +101,9 @@ async function showUserCode(io: IO, renderer: Renderer, device: DeviceAuthorizat
   if (io.stderr.isTTY !== true) return;
   const target = device.verification_uri_complete ?? device.verification_uri;
   try {
-    const { default: qrcode } = await import('qrcode');
-    const qr = await qrcode.toString(target, { type: 'terminal', small: true });
+    // uqr: a zero-dependency QR encoder; two modules a character, with a quiet zone of two.
+    const { renderUnicodeCompact } = await import('uqr');
+    const qr = renderUnicodeCompact(target, { border: 2 });
     io.stderr.write(`Or scan this with a phone (${escapeTerminal(target)}):\n\n${qr}\n`);
   } catch (err) {
     renderer.trace(`no QR code: ${err instanceof Error ? err.message : String(err)}`);
