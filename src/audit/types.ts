@@ -9,6 +9,28 @@ export interface ProbeOutcome {
   detail: string;
 }
 
+/** The audit's categories: `--only` and `--skip` take these as well as probe ids. */
+export const PROBE_CATEGORIES = [
+  'authorization-endpoint',
+  'token-endpoint',
+  'pkce',
+  'id-token',
+  'jwt',
+  'metadata',
+  'tokens',
+  'concurrency',
+  'par',
+  'dpop',
+  'device',
+  'revocation',
+  'introspection',
+  'client-authentication',
+  'protected-resource',
+  'tls',
+  'sessions',
+] as const;
+export type ProbeCategory = (typeof PROBE_CATEGORIES)[number];
+
 /** One security property of the authorization server, checked by one small module. */
 export interface Probe {
   /** Stable identifier, for --json, JUnit and CI filters. */
@@ -16,6 +38,11 @@ export interface Probe {
   title: string;
   /** The RFC section the property comes from. */
   rfc: string;
+  category?: ProbeCategory;
+  /** The threat it guards against: an RFC 9700 or RFC 6819 section (or the spec section it checks). */
+  threat?: string;
+  /** One line: what the server's operator should change when the probe fails or warns. */
+  remedy?: string;
   /** Skip when the plain flow does not complete (the probe needs codes or tokens). */
   needsFlow?: boolean;
   run(ctx: AuditContext): Promise<ProbeOutcome>;
