@@ -1,6 +1,13 @@
 import { FlowError } from '../errors.js';
 import { DEVICE_CODE_GRANT } from '../oauth/grant-types.js';
-import { DEFAULT_POLL_INTERVAL_SECONDS, DeviceAuthorizationResponseError, parseDeviceAuthorizationResponse, SLOW_DOWN_SECONDS, type DeviceAuthorizationResponse } from '../oauth/device.js';
+import {
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  DeviceAuthorizationResponseError,
+  MIN_POLL_INTERVAL_SECONDS,
+  parseDeviceAuthorizationResponse,
+  SLOW_DOWN_SECONDS,
+  type DeviceAuthorizationResponse,
+} from '../oauth/device.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import { formatScope } from '../oauth/scope.js';
 import type { TokenResponse } from '../oauth/token-request.js';
@@ -43,7 +50,8 @@ export interface PollOptions {
 export async function pollForDeviceTokens(http: HttpClient, config: FlowConfig, device: DeviceAuthorizationResponse, options: PollOptions): Promise<TokenResponse> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? delay;
-  let interval = device.interval ?? DEFAULT_POLL_INTERVAL_SECONDS;
+  // Section 3.2: 5 s when the server names none; never faster than once a second (an interval of 0 is a tight loop).
+  let interval = Math.max(MIN_POLL_INTERVAL_SECONDS, device.interval ?? DEFAULT_POLL_INTERVAL_SECONDS);
   const started = now();
   const deadline = started + Math.min(options.timeoutMs, device.expires_in * 1000);
   for (;;) {

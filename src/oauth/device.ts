@@ -13,6 +13,8 @@ export interface DeviceAuthorizationResponse {
 }
 
 export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
+/** A server's interval of 0 (or a fraction) would poll in a tight loop: the client waits at least this long. */
+export const MIN_POLL_INTERVAL_SECONDS = 1;
 /** RFC 8628 section 3.5: slow_down adds 5 seconds to the interval, for this and every later poll. */
 export const SLOW_DOWN_SECONDS = 5;
 
@@ -40,5 +42,24 @@ export function parseDeviceAuthorizationResponse(status: number, bodyText: strin
   if (o.interval !== undefined && (typeof o.interval !== 'number' || !(o.interval >= 0)))
     throw new DeviceAuthorizationResponseError('the interval of the device authorization response is not a number of seconds');
   if (o.verification_uri_complete !== undefined && typeof o.verification_uri_complete !== 'string') delete o.verification_uri_complete;
+  // Section 3.2: both are the end-user verification web page, and they are opened in a browser:
+  // a file:, javascript: or smb: URI is refused rather than handed to it.
+  for (const name of ['verification_uri', 'verification_uri_complete'] as const) {
+    const value = o[name];
+    if (typeof value === 'string' && !isWebPage(value)) {
+      throw new DeviceAuthorizationResponseError(
+        `the ${name} of the device authorization response is not an http(s) URL (RFC 8628 section 3.2: an end-user web page): ${JSON.stringify(value.slice(0, 80))}`,
+      );
+    }
+  }
   return o as DeviceAuthorizationResponse;
+}
+
+function isWebPage(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,4 @@
+import { escapeLogValue } from './escape.js';
 import type { OutStream } from './io.js';
 
 export interface Spinner {
@@ -12,11 +13,14 @@ const CLEAR_LINE = '\r\x1b[2K';
  * the cursor (TERM=dumb: Emacs shells, some CI logs), the text is printed once.
  * `text` is called each frame so it can show a countdown. While it spins, anything else written to the
  * stream (the headless agent's steps, a warning) first clears the spinner's line, so the two never run
- * together; the next frame draws the spinner again below.
+ * together; the next frame draws the spinner again below. The text often holds a server's value (a
+ * verification URI, a redirect URI): every frame is escaped as one log line, so no escape sequence,
+ * newline or carriage return of it reaches the terminal.
  */
 export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.ProcessEnv = {}): Spinner {
+  const line = () => escapeLogValue(text());
   if (!stream.isTTY || env.TERM === 'dumb') {
-    stream.write(`${text()}\n`);
+    stream.write(`${line()}\n`);
     return { stop: () => undefined };
   }
   const write = stream.write;
@@ -24,7 +28,7 @@ export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.
   let frame = 0;
   let drawn = false;
   const draw = () => {
-    writeRaw(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${text()}`);
+    writeRaw(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${line()}`);
     drawn = true;
   };
   stream.write = function writeAboveSpinner(this: OutStream, ...args: Parameters<OutStream['write']>) {
