@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { tokenTypeUrn } from '../oauth/grant-types.js';
+import { issuedTokenTypeProblem, tokenTypeUrn } from '../oauth/grant-types.js';
+import { FlowError } from '../errors.js';
 import type { IO } from '../output/io.js';
-import { escapeTerminal } from '../output/escape.js';
 import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
@@ -14,6 +14,7 @@ export interface TokenExchangeOptions extends FlowOptionsInput, CommonOptions {
   audience?: string[];
   requestedTokenType?: string;
   json?: boolean;
+  strict?: boolean;
 }
 
 /**
@@ -36,6 +37,7 @@ export async function runTokenExchange(options: TokenExchangeOptions, io: IO): P
     }
     renderer.step('Token exchange request');
     renderer.info(`POST ${config.tokenEndpoint} (grant_type=urn:ietf:params:oauth:grant-type:token-exchange, client authentication: ${config.authMethod})`);
+    const requestedTokenType = options.requestedTokenType !== undefined ? tokenTypeUrn(options.requestedTokenType) : undefined;
     const tokens = await exchangeToken(http, config, {
       subjectToken,
       subjectTokenType: options.subjectTokenType !== undefined ? tokenTypeUrn(options.subjectTokenType) : undefined,
@@ -43,13 +45,15 @@ export async function runTokenExchange(options: TokenExchangeOptions, io: IO): P
       actorTokenType: options.actorTokenType !== undefined ? tokenTypeUrn(options.actorTokenType) : undefined,
       audiences: options.audience,
       resources: config.resources,
-      requestedTokenType: options.requestedTokenType !== undefined ? tokenTypeUrn(options.requestedTokenType) : undefined,
+      requestedTokenType,
       scopes: config.scopes,
     });
     renderer.step('Token exchange response');
     narrateTokenResponse(renderer, tokens);
-    if (typeof tokens.issued_token_type === 'string') renderer.ok(`issued_token_type: ${escapeTerminal(tokens.issued_token_type)}`);
-    else renderer.warn('the response has no issued_token_type (RFC 8693 section 2.2.1 requires it)');
+    const problem = issuedTokenTypeProblem(requestedTokenType, tokens.issued_token_type);
+    if (problem === undefined) renderer.ok(`issued_token_type: ${String(tokens.issued_token_type)}`);
+    else if (options.strict) throw new FlowError(problem, 'the server issued another kind of token than asked: do not use it as the asked kind');
+    else renderer.warn(problem);
     printTokenResponse(io, tokens, options.json);
     return 0;
   } finally {
@@ -66,7 +70,8 @@ export function register(program: Command, io: IO): void {
     .option('--actor-token <T>', 'the token of the party acting for the subject (delegation, RFC 8693 section 1.1)')
     .option('--actor-token-type <URN>', 'its type (default access_token)')
     .option('--audience <A>', 'the logical name of the target service; repeatable', collect)
-    .option('--requested-token-type <URN>', 'the type of token wanted (e.g. access_token, jwt)');
+    .option('--requested-token-type <URN>', 'the type of token wanted (e.g. access_token, jwt)')
+    .option('--strict', 'fail (exit 1) when the issued_token_type is missing or is not the requested type, instead of warning');
   addFlowOptions(cmd).option('--json', 'print the token response exactly as received');
   addCommonOptions(cmd)
     .addHelpText(

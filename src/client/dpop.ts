@@ -2,6 +2,7 @@ import { createDpopProof, type DpopKey } from '../oauth/dpop.js';
 import { decodeJwtUnverified } from '../oauth/jwt.js';
 import { bearerError } from '../oauth/www-authenticate.js';
 import type { HttpResponse } from './http.js';
+import { parseJson } from '../oauth/json.js';
 
 /**
  * One DPoP key in use (RFC 9449) and the nonces servers gave it, per origin (section 8: a server's
@@ -36,7 +37,7 @@ export function asksForDpopNonce(res: HttpResponse): boolean {
   if (res.headers['dpop-nonce'] === undefined) return false;
   if (res.status === 400) {
     try {
-      return (JSON.parse(res.body) as { error?: unknown }).error === 'use_dpop_nonce';
+      return (parseJson(res.body) as { error?: unknown }).error === 'use_dpop_nonce';
     } catch {
       return false;
     }

@@ -1,12 +1,15 @@
 import { FlowError } from '../errors.js';
-import { metadataLocations, MetadataError, validateMetadata, type AuthorizationServerMetadata, type ExtraEndpoint, type MetadataKind } from '../oauth/discovery.js';
+import { credentialEndpointsOffIssuer, metadataLocations, MetadataError, validateMetadata, type AuthorizationServerMetadata, type ExtraEndpoint, type MetadataKind } from '../oauth/discovery.js';
 import type { FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
+import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 export interface DiscoveredMetadata {
   metadata: AuthorizationServerMetadata;
   kind: MetadataKind;
   url: string;
+  /** Endpoints that receive client credentials on another host than the issuer's (said before any secret is sent). */
+  warnings: string[];
 }
 
 /**
@@ -24,13 +27,18 @@ export async function discoverMetadata(http: HttpClient, issuer: string): Promis
     }
     let json: unknown;
     try {
-      json = JSON.parse(res.body);
-    } catch {
+      json = parseJson(res.body, `the metadata at ${location.url}`);
+    } catch (err) {
+      if (err instanceof JsonDepthError) throw new FlowError(`discovery failed: ${err.message}`, 'give --auth-url / the endpoints instead');
       tried.push(`${location.url} answered a body that is not JSON`);
       continue;
     }
     try {
-      return { metadata: validateMetadata(json, issuer), kind: location.kind, url: location.url };
+      const metadata = validateMetadata(json, issuer);
+      const warnings = credentialEndpointsOffIssuer(metadata);
+      // Said at discovery, before any request carries a secret to such an endpoint.
+      for (const warning of warnings) http.warn?.(warning);
+      return { metadata, kind: location.kind, url: location.url, warnings };
     } catch (err) {
       if (err instanceof MetadataError) {
         throw new FlowError(`discovery at ${location.url} failed: ${err.message}`, 'the issuer must match exactly, including any trailing slash; or give --auth-url / the endpoints instead');

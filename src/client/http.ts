@@ -3,6 +3,7 @@ import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
 import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
+import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_SECONDS * 1000;
 /** Responses larger than this are cut off with an error: no OAuth endpoint sends that much. */
@@ -41,6 +42,8 @@ export interface HttpResponse {
 
 export interface HttpClient {
   request(url: string | URL, options?: HttpRequestOptions): Promise<HttpResponse>;
+  /** A warning about what a server said, on the command's stderr (the renderer's), for code that has no renderer of its own. */
+  warn?(text: string): void;
   close(): Promise<void>;
 }
 
@@ -92,8 +95,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       body,
       json<T>(): T {
         try {
-          return JSON.parse(body) as T;
-        } catch {
+          return parseJson(body, `the body of ${method} ${url}`) as T;
+        } catch (err) {
+          if (err instanceof JsonDepthError) throw new FlowError(err.message, 'run with --verbose to see it');
           throw new FlowError(`${method} ${url} answered HTTP ${status} with a body that is not JSON`, 'run with --verbose to see it');
         }
       },
@@ -102,6 +106,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
   return {
     request,
+    warn: (text) => (renderer ? renderer.warn(text) : process.emitWarning(text)),
     close: async () => {
       if (transport) await (await transport).close();
     },
@@ -184,7 +189,7 @@ export function redactBody(body: string, contentType: string, show: boolean): st
   }
   if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
     try {
-      const parsed: unknown = JSON.parse(body);
+      const parsed: unknown = parseJson(body);
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
         return JSON.stringify(redactParams(parsed as Record<string, unknown>, show));
       }

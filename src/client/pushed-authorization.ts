@@ -7,6 +7,7 @@ import { postAuthenticated } from './endpoint-request.js';
 import { endpointOf } from './endpoints.js';
 import { authorizationUrlOf, type FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
+import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 /** A pushed authorization request's answer (RFC 9126 section 2.2). */
 export interface PushedAuthorizationResponse {
@@ -72,8 +73,9 @@ export async function pushAuthorizationRequest(http: HttpClient, config: FlowCon
   const res = await postAuthenticated(http, config, endpoint, form, { renderer });
   let json: unknown;
   try {
-    json = JSON.parse(res.body);
-  } catch {
+    json = parseJson(res.body, 'the pushed authorization response');
+  } catch (err) {
+    if (err instanceof JsonDepthError) throw new FlowError(err.message);
     json = undefined;
   }
   const error = parseOAuthErrorBody(json);

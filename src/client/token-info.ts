@@ -4,6 +4,7 @@ import { revocationParams } from '../oauth/revocation.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import { postAuthenticated } from './endpoint-request.js';
 import type { HttpClient, HttpResponse } from './http.js';
+import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 /** RFC 7662 section 2.2: the introspection response; only `active` is required. */
 export interface IntrospectionResponse {
@@ -76,8 +77,9 @@ export async function revokeToken(
 
 function errorOf(res: HttpResponse): ReturnType<typeof parseOAuthErrorBody> {
   try {
-    return parseOAuthErrorBody(JSON.parse(res.body));
-  } catch {
+    return parseOAuthErrorBody(parseJson(res.body, `the answer of ${res.url}`));
+  } catch (err) {
+    if (err instanceof JsonDepthError) throw new FlowError(err.message);
     return undefined;
   }
 }
@@ -91,7 +93,7 @@ function jsonObject(res: HttpResponse, what: string): Record<string, unknown> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(res.body);
+    json = parseJson(res.body);
   } catch {
     json = undefined;
   }

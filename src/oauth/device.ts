@@ -1,4 +1,5 @@
 import { OAuthError, parseOAuthErrorBody } from './errors.js';
+import { JsonDepthError, parseJson } from './json.js';
 
 /** RFC 8628 section 3.2: the device authorization response. */
 export interface DeviceAuthorizationResponse {
@@ -25,8 +26,9 @@ export class DeviceAuthorizationResponseError extends Error {}
 export function parseDeviceAuthorizationResponse(status: number, bodyText: string): DeviceAuthorizationResponse {
   let json: unknown;
   try {
-    json = JSON.parse(bodyText);
-  } catch {
+    json = parseJson(bodyText, 'the device authorization response');
+  } catch (err) {
+    if (err instanceof JsonDepthError) throw new DeviceAuthorizationResponseError(err.message);
     throw new DeviceAuthorizationResponseError(`the device authorization endpoint answered HTTP ${status} with a body that is not JSON`);
   }
   const error = parseOAuthErrorBody(json);

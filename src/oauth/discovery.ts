@@ -105,3 +105,46 @@ export function pkceAdvice(metadata: AuthorizationServerMetadata, requested: Cod
 export function supportedAuthMethods(metadata: AuthorizationServerMetadata): string[] {
   return metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
 }
+
+/** The metadata's endpoints that receive the client's credentials (a secret, an assertion, a certificate). */
+const CREDENTIAL_ENDPOINTS = [
+  'token_endpoint',
+  'pushed_authorization_request_endpoint',
+  'device_authorization_endpoint',
+  'introspection_endpoint',
+  'revocation_endpoint',
+  'backchannel_authentication_endpoint',
+] as const;
+
+/**
+ * RFC 9700 section 4.4 (mix-up): a metadata document that sends the client's credentials to another host
+ * than the issuer's deserves a look before any secret goes there. One warning per such endpoint (the
+ * RFC 8705 mtls_endpoint_aliases too), naming both hosts; none when every endpoint is on the issuer's host.
+ */
+export function credentialEndpointsOffIssuer(metadata: AuthorizationServerMetadata): string[] {
+  let issuerHost: string;
+  try {
+    issuerHost = new URL(metadata.issuer).host;
+  } catch {
+    return [];
+  }
+  const aliases = metadata.mtls_endpoint_aliases && typeof metadata.mtls_endpoint_aliases === 'object' ? (metadata.mtls_endpoint_aliases as Record<string, unknown>) : {};
+  const named: [string, unknown][] = [
+    ...CREDENTIAL_ENDPOINTS.map((name): [string, unknown] => [name, metadata[name]]),
+    ...CREDENTIAL_ENDPOINTS.map((name): [string, unknown] => [`mtls_endpoint_aliases.${name}`, aliases[name]]),
+  ];
+  const warnings: string[] = [];
+  for (const [name, value] of named) {
+    if (typeof value !== 'string') continue;
+    let host: string;
+    try {
+      host = new URL(value).host;
+    } catch {
+      continue;
+    }
+    if (host !== issuerHost) {
+      warnings.push(`the metadata puts ${name} on ${host}, another host than the issuer's ${issuerHost}: the client's credentials go there (check that this is your server's; RFC 9700 section 4.4)`);
+    }
+  }
+  return warnings;
+}

@@ -40,3 +40,15 @@ export function normalizeUserCode(typed: string): string {
 export function formatUserCode(code: string): string {
   return code.length === USER_CODE_LENGTH ? `${code.slice(0, 4)}-${code.slice(4)}` : code;
 }
+
+/**
+ * RFC 8693 section 2.2.1: issued_token_type says what the server issued; a client that asked for one
+ * type (requested_token_type) and got another must not use it as if it were the asked one (a refresh
+ * token taken for an access token, say). Undefined when it matches, or when nothing in particular was asked.
+ */
+export function issuedTokenTypeProblem(requested: string | undefined, issued: unknown): string | undefined {
+  if (issued === undefined) return 'the response has no issued_token_type (RFC 8693 section 2.2.1 requires it)';
+  if (typeof issued !== 'string') return 'the issued_token_type of the response is not a string (RFC 8693 section 2.2.1)';
+  if (requested !== undefined && issued !== requested) return `issued_token_type ${issued} is not the requested_token_type ${requested} (RFC 8693 section 2.2.1)`;
+  return undefined;
+}

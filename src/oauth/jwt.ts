@@ -1,4 +1,5 @@
 import type { JWTPayload, ProtectedHeaderParameters } from 'jose';
+import { parseJson } from './json.js';
 
 export interface DecodedJwt {
   header: ProtectedHeaderParameters;
@@ -24,7 +25,7 @@ export function decodeJwtUnverified(token: string): DecodedJwt | undefined {
 function decodeJsonPart(part: string): Record<string, unknown> | undefined {
   if (part === '' || !/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
   try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    const value: unknown = parseJson(Buffer.from(part, 'base64url').toString('utf8'));
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

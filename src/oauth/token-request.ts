@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { OAuthError, parseOAuthErrorBody } from './errors.js';
+import { JsonDepthError, parseJson } from './json.js';
 
 /**
  * RFC 6749 section 2.3, OpenID Connect Core section 9 and RFC 7523 (JWT assertions), RFC 8705 section 2
@@ -166,9 +167,10 @@ export function parseTokenResponse(status: number, contentType: string | undefin
   let json: unknown;
   let parsed: boolean;
   try {
-    json = JSON.parse(bodyText);
+    json = parseJson(bodyText, 'the token response');
     parsed = true;
-  } catch {
+  } catch (err) {
+    if (err instanceof JsonDepthError) throw new TokenResponseError(err.message, status);
     parsed = false;
   }
   const error = parsed ? parseOAuthErrorBody(json) : undefined;

@@ -59,7 +59,7 @@ function terminalIO(): IO & { err: () => string } {
 
 const login = (url: string, io: IO, timeout = 3000) =>
   runDeviceLogin(
-    { authUrl: url, deviceAuthorizationEndpoint: `${url}/device_authorization`, clientId: 'tv', scope: 'photo', browser: false, cache: false } as Parameters<typeof runDeviceLogin>[0],
+    { authUrl: url, deviceAuthorizationEndpoint: `${url}/device_authorization`, clientId: 'tv', scope: ['photo'], browser: false, cache: false } as Parameters<typeof runDeviceLogin>[0],
     io,
     timeout,
   );
