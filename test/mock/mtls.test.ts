@@ -197,3 +197,26 @@ describe('oauthctl serve-mock --tls', () => {
     expect(await done).toBe(0);
   });
 });
+
+describe('every grant binds to the client certificate (issue 20: RFC 8705 section 3)', () => {
+  it('client credentials for a self_signed_tls_client_auth client: cnf x5t#S256, and the API wants the certificate', async () => {
+    const selfJwk = createPublicKey(pem('self.key')).export({ format: 'jwk' });
+    const server = await startMock(
+      {
+        clients: [
+          modernClient('photo-self-cc', { token_endpoint_auth_method: 'self_signed_tls_client_auth', jwks: { keys: [selfJwk as never] }, grant_types: ['client_credentials'], scopes: ['photo'] }),
+        ],
+      },
+      { tls: true },
+    );
+    const r = await call(server, 'POST', `${server.authUrl}/token`, SELF(), { grant_type: 'client_credentials', client_id: 'photo-self-cc', scope: 'photo' });
+    expect(r.status).toBe(200);
+    const body = JSON.parse(r.body) as Record<string, string>;
+    expect(body.token_type).toBe('Bearer');
+    expect(decodeJwt(body.access_token!).cnf).toEqual({ 'x5t#S256': thumbprint(pem('self.pem')) });
+    const auth = { Authorization: `Bearer ${body.access_token}` };
+    expect((await call(server, 'GET', `${server.baseUrl}/photos`, {}, undefined, auth)).status).toBe(401);
+    expect((await call(server, 'GET', `${server.baseUrl}/photos`, SELF(), undefined, auth)).status).toBe(200);
+    await server.close();
+  });
+});

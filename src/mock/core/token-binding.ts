@@ -12,6 +12,10 @@ export interface TokenBinding {
 const MTLS_METHODS = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
 
 /**
+ * Every grant binds the same way, here: what this returns goes into every access token the token
+ * endpoint issues (authorization code, refresh, client credentials, device code, token exchange), as
+ * cnf and token_type, and a public client's refresh token keeps the DPoP key (RFC 9449 section 5).
+ *
  * At the token endpoint, after client authentication: the DPoP proof when one is sent (required for a
  * client registered with dpop_bound_access_tokens), and the certificate of a client that authenticated
  * by mutual TLS. Sends the error response and resolves to undefined when the proof is refused.
@@ -32,6 +36,16 @@ export async function tokenRequestBinding(ex: Exchange, client: MockClient): Pro
   const peer = client.tokenEndpointAuthMethods.some((m) => MTLS_METHODS.has(m)) ? peerCertificate(ex) : undefined;
   if (peer) binding.x5t = certificateThumbprint(peer.certificate);
   return binding;
+}
+
+/** RFC 9449 section 5: token_type DPoP for a DPoP-bound access token; Bearer otherwise (a certificate-bound one too, RFC 8705 section 3). */
+export function tokenTypeOf(binding: TokenBinding | undefined): 'DPoP' | 'Bearer' {
+  return binding?.jkt !== undefined ? 'DPoP' : 'Bearer';
+}
+
+/** The headers of a token response: no caching (RFC 6749 section 5.1), and a fresh DPoP nonce for a DPoP-bound one. */
+export function tokenResponseHeaders(ex: Exchange, binding: TokenBinding | undefined): Record<string, string> {
+  return { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...(binding?.jkt !== undefined ? nonceHeader(ex) : {}) };
 }
 
 /** The cnf claim of a bound token (RFC 9449 section 6.1, RFC 8705 section 3.1). */

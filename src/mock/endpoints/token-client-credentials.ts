@@ -2,6 +2,7 @@ import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { checkRequestedScope } from '../core/scope-check.js';
 import { sendServiceToken } from '../core/service-token.js';
+import type { TokenBinding } from '../core/token-binding.js';
 
 /** Scopes that speak for a user or ask for a refresh token: meaningless without one (RFC 6749 section 4.4.3). */
 const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'address', 'phone']);
@@ -11,7 +12,7 @@ const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'ad
  * (handleToken checks); a public client gets unauthorized_client (section 4.4: the grant MUST only be
  * used by confidential clients). The token's subject is the client itself; no refresh token.
  */
-export async function handleClientCredentialsGrant(ex: Exchange, client: MockClient, values: Map<string, string>): Promise<void> {
+export async function handleClientCredentialsGrant(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
   if (client.tokenEndpointAuthMethod === 'none') {
     return sendOAuthError(ex, 400, 'unauthorized_client', `client ${client.clientId} is public: the client credentials grant needs a confidential client (RFC 6749 section 4.4)`);
   }
@@ -20,5 +21,5 @@ export async function handleClientCredentialsGrant(ex: Exchange, client: MockCli
   if (!scopes) return;
   const userScopes = scopes.filter((s) => USER_SCOPES.has(s));
   if (userScopes.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${userScopes.join(' ')} needs a user; the client credentials grant has none`);
-  await sendServiceToken(ex, client, { sub: client.clientId, scopes });
+  await sendServiceToken(ex, client, { sub: client.clientId, scopes, binding });
 }

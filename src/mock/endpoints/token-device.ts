@@ -2,6 +2,7 @@ import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { newJti } from '../core/jwt.js';
 import { serverToken } from '../core/random-pool.js';
+import type { TokenBinding } from '../core/token-binding.js';
 
 /** What the token endpoint's sendTokens needs for a grant made by a user. */
 export interface UserGrant {
@@ -11,6 +12,7 @@ export interface UserGrant {
   authTime: number;
   jti: string;
   family?: string;
+  binding: TokenBinding;
 }
 export type SendUserTokens = (ex: Exchange, client: MockClient, grant: UserGrant) => Promise<void>;
 
@@ -23,7 +25,7 @@ const SLOW_DOWN_SECONDS = 5;
  * (single use) or denied (access_denied), polling faster than the interval (slow_down, which also
  * lengthens it), then authorization_pending, or the tokens.
  */
-export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, values: Map<string, string>, sendTokens: SendUserTokens): Promise<void> {
+export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding, sendTokens: SendUserTokens): Promise<void> {
   const { state } = ex;
   const deviceCode = values.get('device_code');
   if (!deviceCode) return sendOAuthError(ex, 400, 'invalid_request', 'device_code is missing (RFC 8628 section 3.4)');
@@ -55,5 +57,5 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
     state.store.families.set(family, familyRecord);
     state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
   }
-  await sendTokens(ex, client, { username: record.username, scopes: record.scopes, refreshScopes: record.scopes, authTime: record.authTime ?? now, jti, ...(family ? { family } : {}) });
+  await sendTokens(ex, client, { username: record.username, scopes: record.scopes, refreshScopes: record.scopes, authTime: record.authTime ?? now, jti, binding, ...(family ? { family } : {}) });
 }

@@ -7,14 +7,13 @@ import { authenticateClient } from '../core/client-auth.js';
 import type { GrantType, MockClient, MockUser } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
-import { nonceHeader } from '../core/dpop.js';
 import type { NextToken } from '../core/queue.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
-import { confirmation, tokenRequestBinding, type TokenBinding } from '../core/token-binding.js';
+import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -191,8 +190,7 @@ async function sendTokens(ex: Exchange, client: MockClient, grant: Grant): Promi
   const body = await tokenResponse(ex.state, client, grant);
   if (!body) return sendOAuthError(ex, 400, 'invalid_grant', 'the user of this grant no longer exists');
   ex.log.outcome = 'tokens issued';
-  const dpopNonce = grant.binding?.jkt !== undefined ? nonceHeader(ex) : {};
-  sendJson(ex.res, 200, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...dpopNonce });
+  sendJson(ex.res, 200, body, tokenResponseHeaders(ex, grant.binding));
 }
 
 /**
@@ -224,8 +222,7 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
     next,
   );
   const dpop = grant.binding?.jkt !== undefined;
-  // RFC 9449 section 5: token_type DPoP for a DPoP-bound access token.
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: tokenTypeOf(grant.binding), expires_in: lifetime, scope };
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -269,6 +266,6 @@ const GRANTS: Partial<Record<string, GrantHandler>> = {
   authorization_code: exchangeCode,
   refresh_token: refresh,
   [CLIENT_CREDENTIALS_GRANT]: handleClientCredentialsGrant,
-  [DEVICE_CODE_GRANT]: (ex, client, values) => handleDeviceCodeGrant(ex, client, values, sendTokens),
+  [DEVICE_CODE_GRANT]: (ex, client, values, binding) => handleDeviceCodeGrant(ex, client, values, binding, sendTokens),
   [TOKEN_EXCHANGE_GRANT]: handleTokenExchangeGrant,
 };
