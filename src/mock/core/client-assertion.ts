@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { verifyClientJwt } from './client-keys.js';
 import { ASYMMETRIC_ALGS, HMAC_ALGS } from './config-security.js';
 import type { MockClient } from './config.js';
@@ -16,6 +16,32 @@ export type AssertionOutcome = { ok: true; client: MockClient } | { ok: false; s
 const refuse = (description: string): AssertionOutcome => ({ ok: false, status: 401, error: 'invalid_client', description });
 
 /**
+ * RFC 8725 sections 3.11 and 3.12 (explicit typing, no cross-JWT confusion): a client assertion is
+ * untyped, typed JWT, or client-authentication+jwt (draft-ietf-oauth-rfc7523bis); a JWT typed as
+ * another kind (a request object, a DPoP proof, an access token, a logout token) is never taken for one.
+ */
+const ASSERTION_TYPES = new Set(['jwt', 'client-authentication+jwt']);
+/**
+ * RFC 9101 section 10.8: a request object signed by the client has iss (or sub) = client_id and the
+ * issuer as aud, so it could pass for a client assertion. Its parameters give it away: any of these refuses it.
+ */
+const REQUEST_OBJECT_CLAIMS = ['response_type', 'redirect_uri', 'state', 'nonce', 'code_challenge', 'response_mode', 'request', 'request_uri'];
+
+/** Why a JWT is not a client assertion by its type and claims, or undefined when it may be one. */
+export function notAnAssertion(header: { typ?: unknown }, claims: Record<string, unknown>): string | undefined {
+  if (header.typ !== undefined) {
+    const typ = String(header.typ)
+      .toLowerCase()
+      .replace(/^application\//, '');
+    if (!ASSERTION_TYPES.has(typ))
+      return `the client assertion is typed ${JSON.stringify(String(header.typ).slice(0, 40))}, a JWT of another kind; a client assertion is untyped, JWT or client-authentication+jwt (RFC 8725 section 3.11)`;
+  }
+  const carried = REQUEST_OBJECT_CLAIMS.filter((name) => name in claims);
+  if (carried.length > 0) return `the client assertion carries request parameters (${carried.join(', ')}): a request object is not a client assertion (RFC 9101 section 10.8)`;
+  return undefined;
+}
+
+/**
  * private_key_jwt and client_secret_jwt (RFC 7523 sections 2.2 and 3, OpenID Connect Core section 9):
  * the assertion's signature with the client's keys or secret (asymmetric algorithms for the one, HMAC
  * for the other, never none), iss = sub = client_id, aud naming this server (its issuer identifier,
@@ -31,11 +57,15 @@ export async function authenticateByAssertion(ex: Exchange, values: Map<string, 
     return { ok: false, status: 400, error: 'invalid_request', description: 'the client used more than one authentication method (a client assertion and a secret); use one (RFC 6749 section 2.3)' };
   }
   let claims: ReturnType<typeof decodeJwt>;
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     claims = decodeJwt(assertion);
+    header = decodeProtectedHeader(assertion);
   } catch {
     return refuse('client_assertion is not a JWT');
   }
+  const mistyped = notAnAssertion(header, claims);
+  if (mistyped !== undefined) return refuse(mistyped);
   const clientId = claims.sub;
   if (typeof clientId !== 'string' || clientId === '') return refuse('the client assertion has no sub (the client_id, RFC 7523 section 3)');
   ex.log.clientId = clientId;

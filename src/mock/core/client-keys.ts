@@ -1,5 +1,6 @@
 import type { JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { parseJson } from '../../oauth/json.js';
 import { HMAC_ALGS, isLoopbackHost } from './config-security.js';
 import type { MockClient } from './config.js';
 import type { MockState } from './http.js';
@@ -14,8 +15,10 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /**
  * The client's public keys (RFC 7591 section 2): `jwks` from the configuration, or `jwks_uri` fetched
- * (https or loopback http only, no redirects, 5 s, 64 KiB) and kept a while. `refresh` asks for a new
- * copy of a fetched set when a key was not found in it (key rotation), at most every 10 s.
+ * (https or loopback http only, no redirects, 5 s from connect to the last byte, 64 KiB) and kept a
+ * while. `refresh` asks for a new copy of a fetched set when a key was not found in it (key rotation),
+ * at most every 10 s. One fetch per URL is under way at a time: forty assertions arriving together on
+ * a cold cache wait for the same one (no fetch amplification).
  * Rejects with an Error whose message says why the keys cannot be had.
  */
 export async function clientKeys(state: MockState, client: MockClient, refresh = false): Promise<JsonWebKey[]> {
@@ -26,27 +29,40 @@ export async function clientKeys(state: MockState, client: MockClient, refresh =
   const cached = security.fetchedKeys.get(uri);
   const now = state.now();
   if (cached && now - cached.fetchedAt < (refresh ? REFETCH_AFTER_MS : KEYS_FRESH_MS)) return cached.keys;
-  const keys = await fetchJwks(uri);
-  security.rememberKeys(uri, { keys, fetchedAt: now });
-  return keys;
+  const underWay = security.keyFetches.get(uri);
+  if (underWay) return underWay;
+  const fetching = fetchJwks(uri)
+    .then((keys) => {
+      security.rememberKeys(uri, { keys, fetchedAt: state.now() });
+      return keys;
+    })
+    .finally(() => security.keyFetches.delete(uri));
+  security.keyFetches.set(uri, fetching);
+  return fetching;
 }
 
 async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
   const url = new URL(uri);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw new Error(`jwks_uri ${uri} is neither https nor loopback http`);
+  // One deadline from connect to the last byte: a body that trickles in is cut at it too.
+  const deadline = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { Accept: 'application/json' } });
+    response = await fetch(url, { redirect: 'error', signal: deadline, headers: { Accept: 'application/json' } });
   } catch (err) {
+    if (deadline.aborted) throw new Error(`the client's jwks_uri did not answer within ${FETCH_TIMEOUT_MS / 1000} s (connect to last byte)`, { cause: err });
     throw new Error(`the client's jwks_uri could not be fetched (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   }
-  if (!response.ok) throw new Error(`the client's jwks_uri answered HTTP ${response.status}`);
-  const text = await readLimited(response);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`the client's jwks_uri answered HTTP ${response.status}`);
+  }
+  const text = await readLimited(response, deadline);
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = parseJson(text);
   } catch {
-    throw new Error("the client's jwks_uri did not answer JSON");
+    throw new Error("the client's jwks_uri did not answer JSON (or answered it nested too deep)");
   }
   const keys = (body as { keys?: unknown }).keys;
   if (!Array.isArray(keys)) throw new Error('the client\'s jwks_uri did not answer a JWK Set ({"keys": [...]})');
@@ -54,14 +70,31 @@ async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
   return keys.filter((k): k is JsonWebKey => typeof k === 'object' && k !== null && !PRIVATE_MEMBERS.some((m) => (k as Record<string, unknown>)[m] !== undefined));
 }
 
-async function readLimited(response: Response): Promise<string> {
-  if (Number(response.headers.get('content-length')) > MAX_JWKS_BYTES) throw new Error(`the client's JWK Set is larger than ${MAX_JWKS_BYTES} bytes`);
+async function readLimited(response: Response, deadline: AbortSignal): Promise<string> {
+  if (Number(response.headers.get('content-length')) > MAX_JWKS_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`the client's JWK Set is larger than ${MAX_JWKS_BYTES} bytes`);
+  }
   const reader = response.body?.getReader();
   if (!reader) return '';
+  const late = () => new Error(`the client's jwks_uri did not answer within ${FETCH_TIMEOUT_MS / 1000} s (connect to last byte)`);
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    const fire = () => reject(late());
+    if (deadline.aborted) fire();
+    else deadline.addEventListener('abort', fire, { once: true });
+  });
+  timedOut.catch(() => undefined);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let read: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      read = await Promise.race([reader.read(), timedOut]);
+    } catch (err) {
+      await reader.cancel().catch(() => undefined);
+      throw deadline.aborted ? late() : err;
+    }
+    const { done, value } = read;
     if (done) break;
     size += value.length;
     if (size > MAX_JWKS_BYTES) {

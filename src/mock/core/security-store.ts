@@ -30,6 +30,8 @@ export class SecurityStore {
   readonly clientAssertions: ReplayCache;
   /** jwks_uri -> keys. */
   readonly fetchedKeys = new Map<string, FetchedKeys>();
+  /** jwks_uri -> the fetch under way: one at a time per URL, shared by every request that waits for it. */
+  readonly keyFetches = new Map<string, Promise<JsonWebKey[]>>();
   /** The key of the server's DPoP nonces (RFC 9449 section 8). */
   readonly nonceKey = randomBytes(32);
 
