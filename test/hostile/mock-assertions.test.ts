@@ -56,7 +56,7 @@ describe('a client assertion is explicitly a client assertion', () => {
 async function jwksServer(keys: () => TestKey[], behaviour: { delayMs?: number; trickle?: boolean } = {}): Promise<{ url: string; fetches: () => number }> {
   let fetches = 0;
   const pending: ServerResponse[] = [];
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((_req, res) => {
     fetches++;
     const body = JSON.stringify({ keys: keys().map((k) => ({ ...k.publicJwk, kid: k.jkt })) });
     if (behaviour.trickle) {

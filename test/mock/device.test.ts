@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET } from '../../src/oauth/grant-types.js';
-import { WRONG_USER_CODES_PER_MINUTE } from '../../src/mock/core/user-code-guesses.js';
+import { WRONG_USER_CODES_PER_DEVICE_CODE, WRONG_USER_CODES_PER_MINUTE } from '../../src/mock/core/user-code-guesses.js';
 import { basic, Browser, formFields, postForm, startMock } from './helpers.js';
 
 /** A clock the test moves: polls and expiry without sleeping. */
@@ -112,27 +112,47 @@ describe('device flow: verification page and polling (RFC 8628 sections 3.3 to 3
     expect(await page.text()).toMatch(/This code has expired/);
   });
 
-  it('limits wrong user codes (RFC 8628 section 5.1): past the limit a minute, even the right code waits (429, Retry-After) until the minute is over', async () => {
+  it('limits wrong user codes per browser (RFC 8628 section 5.1): past the limit a minute, that browser waits (429, Retry-After), right code or not; others do not', async () => {
     const c = clock();
     const server = await startMock({ device_code_lifetime: 600 }, { now: c.now });
     const { body } = await authorizeDevice(server.authUrl);
-    const guess = (code: string) => fetch(`${server.authUrl}/device?user_code=${code}`);
+    // The guesser types codes into the form, with its session cookie.
+    const guesser = new Browser();
+    expect((await guesser.request(`${server.authUrl}/device`)).status).toBe(200);
+    const guess = (code: string) => guesser.request(`${server.authUrl}/device?user_code=${code}`);
     // A user who opened the confirmation page before the guesses began.
-    const browser = new Browser();
-    const confirmFields = formFields(await (await browser.request(String(body.verification_uri_complete))).text());
+    const user = new Browser();
+    const confirmFields = formFields(await (await user.request(String(body.verification_uri_complete))).text());
     for (let i = 0; i < WRONG_USER_CODES_PER_MINUTE; i++) expect((await guess(`BBBB-BBB${USER_CODE_ALPHABET[i % USER_CODE_ALPHABET.length]}`)).status).toBe(400);
     c.advance(20);
-    const blocked = await fetch(String(body.verification_uri_complete));
+    const blocked = await guess(String(body.user_code));
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toBe('40');
     expect(await blocked.text()).toMatch(/Too many wrong codes were typed here\. Wait 40 s/);
-    // The confirmation form's POST is held to the same limit.
-    const posted = await browser.submit(`${server.authUrl}/device`, { ...confirmFields, decision: 'allow' });
-    expect(posted.status).toBe(429);
+    // Ten wrong guesses by someone else lock nobody else out: the user's confirmation goes on.
+    expect((await fetch(String(body.verification_uri_complete))).status).toBe(200);
+    const posted = await user.submit(`${server.authUrl}/device`, { ...confirmFields, decision: 'allow' });
+    expect(posted.status).not.toBe(429);
     c.advance(41);
-    const again = await fetch(String(body.verification_uri_complete));
+    const again = await guess(String(body.user_code));
     expect(again.status).toBe(200);
     expect(await again.text()).toContain(String(body.user_code));
+  });
+
+  it('a device code sees at most WRONG_USER_CODES_PER_DEVICE_CODE wrong guesses by anyone, cookies or not; then it ends (expired_token)', async () => {
+    const server = await startMock({ device_code_lifetime: 600, device_interval: 1 });
+    const { body } = await authorizeDevice(server.authUrl);
+    for (let i = 0; i <= WRONG_USER_CODES_PER_DEVICE_CODE; i++) {
+      const code = `BBBB${[0, 1, 2, 3].map((d) => USER_CODE_ALPHABET[Math.floor(i / USER_CODE_ALPHABET.length ** d) % USER_CODE_ALPHABET.length]).join('')}`;
+      expect((await fetch(`${server.authUrl}/device?user_code=${code}`)).status).toBe(400);
+    }
+    const right = await fetch(String(body.verification_uri_complete));
+    expect(right.status).toBe(400);
+    expect(await right.text()).toMatch(/This code has expired/);
+    expect((await poll(server.authUrl, String(body.device_code))).body.error).toBe('expired_token');
+    // A device code issued after the guesses has its own share.
+    const fresh = (await authorizeDevice(server.authUrl)).body;
+    expect((await fetch(String(fresh.verification_uri_complete))).status).toBe(200);
   });
 
   it('matches the user code without case or dash; a wrong, used or forged code gets a clear page, never the login', async () => {

@@ -4,6 +4,7 @@ import type { Exchange, MockState } from './http.js';
 import { errorPage, sendPage } from './pages.js';
 import { deviceDonePage } from './device-pages.js';
 import type { DeviceCodeRecord } from './store.js';
+import { guessedTooOften } from './user-code-guesses.js';
 
 /** The verification page (RFC 8628 section 3.3), where the user enters the code shown on the device. */
 export const VERIFICATION_PATH = '/device';
@@ -28,6 +29,11 @@ export function lookUpUserCode(state: MockState, typed: string): UserCodeLookup 
   if (!entry || !record) return { kind: 'unknown' };
   if (record.codeExpiresAt <= state.now()) return { kind: 'expired' };
   if (record.status !== 'pending') return { kind: 'used' };
+  // RFC 8628 section 5.1: a code that has seen too many wrong guesses ends, as if expired (the device starts again).
+  if (guessedTooOften(state, record.wrongGuessesAtIssue ?? 0)) {
+    record.codeExpiresAt = state.now();
+    return { kind: 'expired' };
+  }
   return { kind: 'ok', deviceCode: entry.deviceCode, record };
 }
 

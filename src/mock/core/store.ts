@@ -221,6 +221,8 @@ export interface DeviceCodeRecord {
   /** Seconds the client must wait between polls; slow_down adds 5 (RFC 8628 section 3.5). */
   interval: number;
   lastPolledAt?: number;
+  /** Wrong user codes typed anywhere before this one was issued (user-code-guesses.ts: a code sees a bounded number of guesses). */
+  wrongGuessesAtIssue?: number;
   status: 'pending' | 'approved' | 'denied' | 'redeemed';
   username?: string;
   authTime?: number;

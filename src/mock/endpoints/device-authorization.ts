@@ -5,6 +5,7 @@ import { sendJson, sendOAuthError, type Exchange } from '../core/http.js';
 import { serverToken } from '../core/random-pool.js';
 import { checkRequestedScope } from '../core/scope-check.js';
 import { formParams } from './token.js';
+import { wrongUserCodesSoFar } from '../core/user-code-guesses.js';
 
 /**
  * POST /device_authorization (RFC 8628 section 3.1): client authentication as at the token endpoint
@@ -38,6 +39,7 @@ export async function handleDeviceAuthorization(ex: Exchange): Promise<void> {
     codeExpiresAt,
     expiresAt,
     interval: deviceInterval,
+    wrongGuessesAtIssue: wrongUserCodesSoFar(state),
     status: 'pending',
   });
   state.store.userCodes.set(userCode, { deviceCode, expiresAt });

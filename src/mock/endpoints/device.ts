@@ -11,7 +11,9 @@ import { countWrongUserCode, userCodeGuessesBlockedFor } from '../core/user-code
 
 /** The typed code's device authorization, with wrong guesses counted and, past the limit, refused (429). */
 function checkTypedUserCode(ex: Exchange, typed: string): ReturnType<typeof lookUpUserCode> | undefined {
-  const blockedFor = userCodeGuessesBlockedFor(ex.state);
+  // The guesser is the browser session; without one, only the per-device-code limit applies (user-code-guesses.ts).
+  const guesser = currentSession(ex)?.id;
+  const blockedFor = userCodeGuessesBlockedFor(ex.state, guesser);
   if (blockedFor !== undefined) {
     ex.log.error = 'slow_down';
     ex.log.errorDescription = 'too many wrong user codes';
@@ -29,7 +31,7 @@ function checkTypedUserCode(ex: Exchange, typed: string): ReturnType<typeof look
     return undefined;
   }
   const found = lookUpUserCode(ex.state, typed);
-  if (found.kind === 'unknown') countWrongUserCode(ex.state);
+  if (found.kind === 'unknown') countWrongUserCode(ex.state, guesser);
   return found;
 }
 
@@ -43,6 +45,8 @@ export function handleVerificationPage(ex: Exchange): void {
   const typed = values.get('user_code');
   if (typed === undefined) {
     ex.log.outcome = 'device code form';
+    // A session from the form on, so that the codes typed into it count against this browser alone.
+    if (!currentSession(ex)) startSession(ex);
     return sendPage(ex.res, 200, 'Connect a device', userCodeEntryPage());
   }
   const found = checkTypedUserCode(ex, typed);
