@@ -66,7 +66,17 @@ const login = (url: string, io: IO, timeout = 3000) =>
 
 describe('the device flow against a hostile server', () => {
   it('the spinner line escapes the verification_uri: no OSC 52, clear screen or C1 CSI reaches the terminal', async () => {
-    const as = await deviceServer((url) => ({ device_code: 'dc', user_code: 'BCDF-GHJK', verification_uri: `${url}${HOSTILE_PATH}`, expires_in: 600, interval: 1 }), { error: 'access_denied' });
+    const as = await deviceServer(
+      (url) => ({
+        device_code: 'dc',
+        user_code: 'BCDF\x1b]0;title\x07GHJK',
+        verification_uri: `${url}${HOSTILE_PATH}`,
+        verification_uri_complete: `${url}${HOSTILE_PATH}?c=\x1b[5m`,
+        expires_in: 600,
+        interval: 1,
+      }),
+      { error: 'access_denied', error_description: 'no\x1b[2Jway' },
+    );
     const io = terminalIO();
     await expect(login(as.url, io)).rejects.toThrow(/denied/);
     const err = io.err();

@@ -21,6 +21,8 @@ export interface SecurityClientFields {
   requirePushedAuthorizationRequests: boolean;
   dpopBoundAccessTokens: boolean;
   requireSignedRequestObject: boolean;
+  /** Request objects must carry a jti, each accepted once (FAPI 2.0 Message Signing, replay protection). */
+  requestObjectSingleUse: boolean;
 }
 
 export interface SecurityConfig {
@@ -34,7 +36,7 @@ export interface SecurityConfig {
   tlsClientAuthCa?: string;
 }
 
-export const SECURITY_CLIENT_KEYS = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'require_pushed_authorization_requests', 'dpop_bound_access_tokens', 'require_signed_request_object'];
+export const SECURITY_CLIENT_KEYS = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'require_pushed_authorization_requests', 'dpop_bound_access_tokens', 'require_signed_request_object', 'request_object_single_use'];
 export const SECURITY_TOP_KEYS = ['resources', 'require_pushed_authorization_requests', 'dpop_nonce', 'tls_client_auth_ca'];
 export const SECRET_AUTH_METHODS: readonly SecretAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'];
 export const KEY_AUTH_METHODS: readonly KeyAuthMethod[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];
@@ -54,7 +56,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /** The client's key fields and flags; `methods` are the authentication methods it may use, `secret` whether it has a client_secret. */
 export function validateSecurityClient(c: Obj, methods: readonly string[], secret: boolean, bad: Fail): SecurityClientFields {
-  const fields: SecurityClientFields = { requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, requireSignedRequestObject: false };
+  const fields: SecurityClientFields = { requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, requireSignedRequestObject: false, requestObjectSingleUse: false };
   if (c.jwks !== undefined) {
     const jwks = jwksProblem(c.jwks);
     if (typeof jwks === 'string') bad('jwks', jwks);
@@ -76,6 +78,7 @@ export function validateSecurityClient(c: Obj, methods: readonly string[], secre
     ['require_pushed_authorization_requests', 'requirePushedAuthorizationRequests'],
     ['dpop_bound_access_tokens', 'dpopBoundAccessTokens'],
     ['require_signed_request_object', 'requireSignedRequestObject'],
+    ['request_object_single_use', 'requestObjectSingleUse'],
   ] as const;
   for (const [key, prop] of flags) {
     if (c[key] === undefined) continue;

@@ -3,11 +3,15 @@ import { verifyClientJwt } from './client-keys.js';
 import { ASYMMETRIC_ALGS, HMAC_ALGS } from './config-security.js';
 import type { MockClient } from './config.js';
 import { addParam, q, type MockState } from './http.js';
+import { securityOf } from './security-store.js';
+import { StoreFullError } from './store.js';
 
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti']);
 const TYPES = new Set(['oauth-authz-req+jwt', 'JWT', 'jwt']);
 /** Parameters whose value is JSON (OpenID Connect Core 5.5, RFC 9396): an object in a request object. */
 const JSON_PARAMS = new Set(['claims', 'authorization_details']);
+/** FAPI 2.0 Message Signing section 5.3.1: a request object lives at most 60 minutes from its nbf (or iat). */
+export const MAX_REQUEST_OBJECT_SECONDS = 3600;
 
 export type RequestObjectCheck = { ok: true; values: Map<string, string> } | { ok: false; description: string };
 
@@ -36,6 +40,17 @@ export async function requestObjectParams(state: MockState, client: MockClient, 
   }
   if (claims.client_id !== undefined && claims.client_id !== client.clientId) return refuse("the request object's client_id differs from the request's (RFC 9101 section 5)");
   if (claims.request !== undefined || claims.request_uri !== undefined) return refuse('a request object must not hold request or request_uri (RFC 9101 section 4)');
+  const exp = Number(claims.exp);
+  const start = typeof claims.nbf === 'number' ? claims.nbf : typeof claims.iat === 'number' ? claims.iat : Math.floor(state.now() / 1000);
+  if (exp - start > MAX_REQUEST_OBJECT_SECONDS) {
+    return refuse(`the request object lives ${exp - start} s from its ${typeof claims.nbf === 'number' ? 'nbf' : typeof claims.iat === 'number' ? 'iat' : 'arrival'} to its exp; at most ${MAX_REQUEST_OBJECT_SECONDS} s (FAPI 2.0 Message Signing section 5.3.1)`);
+  }
+  if (client.requestObjectSingleUse) {
+    if (typeof claims.jti !== 'string' || claims.jti === '') return refuse(`client ${client.clientId} is registered with request_object_single_use: its request objects carry a jti`);
+    const seen = securityOf(state.store, state.now).requestObjects.use(`${client.clientId} ${claims.jti}`, exp * 1000);
+    if (seen === 'replayed') return refuse('the request object was already used (its jti was seen before): make a new one for each request');
+    if (seen === 'busy') throw new StoreFullError('live request objects', 1);
+  }
   const values = new Map<string, string>();
   for (const [name, value] of Object.entries(claims)) {
     if (JWT_CLAIMS.has(name) || value === null || value === undefined) continue;

@@ -28,6 +28,8 @@ export class SecurityStore {
   readonly dpopProofs: ReplayCache;
   /** client_id and jti of client assertions (RFC 7523 section 3, item 7). */
   readonly clientAssertions: ReplayCache;
+  /** client_id and jti of request objects, for the clients registered with request_object_single_use. */
+  readonly requestObjects: ReplayCache;
   /** jwks_uri -> keys. */
   readonly fetchedKeys = new Map<string, FetchedKeys>();
   /** jwks_uri -> the fetch under way: one at a time per URL, shared by every request that waits for it. */
@@ -41,6 +43,7 @@ export class SecurityStore {
     this.pushedRequests = new ExpiringMap(store.limit('pushedRequests'), now, 'pushed authorization requests');
     this.dpopProofs = new ReplayCache(store.limit('dpopProofs'), now);
     this.clientAssertions = new ReplayCache(store.limit('clientAssertions'), now);
+    this.requestObjects = new ReplayCache(store.limit('clientAssertions'), now);
   }
 
   rememberKeys(uri: string, keys: FetchedKeys): void {
