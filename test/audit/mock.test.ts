@@ -42,6 +42,7 @@ const SECOND_ROUND = new Set([
   'client-assertion-audience',
   'client-assertion-expired',
   'jar-unsigned',
+  'token-exchange-type',
 ]);
 const passOrUnadvertised = ([id, status]: [string, string]) => status === 'pass' || (SECOND_ROUND.has(id) && status === 'skip');
 
@@ -70,7 +71,7 @@ describe('audit against the built-in mock', () => {
     const { 'client-secret-wrong': secret, tls, ...rest } = s;
     expect([secret, tls]).toEqual(['skip', 'skip']);
     expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
-    expect(Object.keys(s)).toHaveLength(41);
+    expect(Object.keys(s)).toHaveLength(42);
     const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
     // With openid granted, the mock's userinfo refuses the DPoP-bound token for its binding only.
     expect(s['dpop-bound-as-bearer']).toBe('pass');
@@ -96,7 +97,7 @@ describe('audit against the built-in mock', () => {
     expect(io.out()).toMatch(/\n\d+ passed, 0 failed, 0 warnings, \d+ skipped\n$/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
-    expect(xml.match(/<testcase /g)).toHaveLength(41);
+    expect(xml.match(/<testcase /g)).toHaveLength(42);
     expect(xml).toContain('<skipped message="photo-web is a confidential client');
     expect(statSync(junit).mode & 0o777).toBe(0o644);
   });
@@ -314,7 +315,7 @@ describe('audit command line', () => {
     const cases: [string[], RegExp][] = [
       [['--client-id', 'photo-cli', '--password', 'x'], /^oauthctl: error: audit needs --username \(give --username or set OAUTHCTL_USERNAME\)\n$/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--probe', 'nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, /],
-      [['--client-id', 'photo-cli', ...ACCOUNT, '--only', 'flow,nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, .*, error-format\)\n$/],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--only', 'flow,nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, .*, token-exchange-type\)\n$/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--skip', 'tls', '--skip', 'framin'], /^oauthctl: error: unknown probe "framin" \(probes: flow, state, .*framing/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--api-url', 'ftp://x'], /^oauthctl: error: --api-url "ftp:\/\/x" is not an http\(s\) URL/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--second-client-secret', 's'], /^oauthctl: error: --second-client-secret needs --second-client-id\n$/],

@@ -14,7 +14,7 @@ afterEach(async () => {
 const PUBLIC = ['--client-id', 'pub', '--pkce'];
 
 /** The second round's probes skip here: this server advertises no PAR, DPoP or request objects (their weakened servers are in secured-weak.test.ts). */
-const SECOND_ROUND_UNADVERTISED = (p: { id: string; status: ProbeStatus }) => p.status === 'skip' && /^(par|dpop|client-assertion|jar)-/.test(p.id);
+const SECOND_ROUND_UNADVERTISED = (p: { id: string; status: ProbeStatus }) => p.status === 'skip' && /^(par|dpop|client-assertion|jar|token-exchange)-/.test(p.id);
 const CONFIDENTIAL = ['--client-id', 'conf', '--client-secret', 'conf-secret'];
 
 const SCOPE = ['--scope', 'photo openid'];

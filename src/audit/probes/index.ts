@@ -1,4 +1,5 @@
 import type { Probe } from '../types.js';
+import { tokenExchangeTypeProbe } from './token-exchange-type.js';
 import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
 import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
 import { clientAssertionReplayProbe } from './client-assertion-replay.js';
@@ -84,4 +85,5 @@ export const PROBES: readonly Probe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
+  tokenExchangeTypeProbe,
 ];

@@ -36,7 +36,15 @@ export interface SecurityConfig {
   tlsClientAuthCa?: string;
 }
 
-export const SECURITY_CLIENT_KEYS = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'require_pushed_authorization_requests', 'dpop_bound_access_tokens', 'require_signed_request_object', 'request_object_single_use'];
+export const SECURITY_CLIENT_KEYS = [
+  'jwks',
+  'jwks_uri',
+  'tls_client_auth_subject_dn',
+  'require_pushed_authorization_requests',
+  'dpop_bound_access_tokens',
+  'require_signed_request_object',
+  'request_object_single_use',
+];
 export const SECURITY_TOP_KEYS = ['resources', 'require_pushed_authorization_requests', 'dpop_nonce', 'tls_client_auth_ca'];
 export const SECRET_AUTH_METHODS: readonly SecretAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'];
 export const KEY_AUTH_METHODS: readonly KeyAuthMethod[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];

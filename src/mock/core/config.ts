@@ -39,6 +39,8 @@ export interface MockClientInput {
   require_pushed_authorization_requests?: boolean;
   dpop_bound_access_tokens?: boolean;
   require_signed_request_object?: boolean;
+  /** FAPI 2.0 Message Signing: request objects carry a jti, each accepted once. */
+  request_object_single_use?: boolean;
   /** RFC 7591 section 2; default ["authorization_code", "refresh_token"]. */
   grant_types?: GrantType[];
   /** RFC 8693: the audiences this client may exchange tokens for. */

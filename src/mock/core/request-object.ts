@@ -43,7 +43,9 @@ export async function requestObjectParams(state: MockState, client: MockClient, 
   const exp = Number(claims.exp);
   const start = typeof claims.nbf === 'number' ? claims.nbf : typeof claims.iat === 'number' ? claims.iat : Math.floor(state.now() / 1000);
   if (exp - start > MAX_REQUEST_OBJECT_SECONDS) {
-    return refuse(`the request object lives ${exp - start} s from its ${typeof claims.nbf === 'number' ? 'nbf' : typeof claims.iat === 'number' ? 'iat' : 'arrival'} to its exp; at most ${MAX_REQUEST_OBJECT_SECONDS} s (FAPI 2.0 Message Signing section 5.3.1)`);
+    return refuse(
+      `the request object lives ${exp - start} s from its ${typeof claims.nbf === 'number' ? 'nbf' : typeof claims.iat === 'number' ? 'iat' : 'arrival'} to its exp; at most ${MAX_REQUEST_OBJECT_SECONDS} s (FAPI 2.0 Message Signing section 5.3.1)`,
+    );
   }
   if (client.requestObjectSingleUse) {
     if (typeof claims.jti !== 'string' || claims.jti === '') return refuse(`client ${client.clientId} is registered with request_object_single_use: its request objects carry a jti`);
