@@ -170,3 +170,32 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+// Issue 20: every command that prints what a server said, each remote field hostile.
+describe('remote text of the other grants and token commands is escaped', () => {
+  it('client-credentials, token-exchange, introspect, userinfo and revoke: every remote field escaped', async () => {
+    const flow = ['--token-endpoint', `${as.url}/token`, '--authorization-endpoint', `${as.url}/authorize`, '--client-id', 'svc', '--client-secret', 's'];
+    as.token = { body: { access_token: 'at', token_type: HOSTILE, expires_in: 60, scope: HOSTILE, issued_token_type: HOSTILE, [HOSTILE]: HOSTILE } };
+    const cc = await runCli(['client-credentials', ...flow, '--no-cache']);
+    expect(cc.code).toBe(0);
+    expectSafe(cc);
+    expect(cc.stderr).toContain(ESCAPED);
+    const te = await runCli(['token-exchange', ...flow, '--subject-token', 'x', '--requested-token-type', 'access_token']);
+    expectSafe(te);
+    expect(te.stderr).toContain(`issued_token_type ${ESCAPED} is not the requested_token_type`);
+    as.documents.set('/introspect', { body: { active: true, sub: HOSTILE, scope: HOSTILE, client_id: HOSTILE, [HOSTILE]: HOSTILE } });
+    const introspect = await runCli(['introspect', 'tok', ...flow, '--introspection-endpoint', `${as.url}/introspect`]);
+    expect(introspect.code).toBe(0);
+    expectSafe(introspect);
+    expect(`${introspect.stdout}${introspect.stderr}`).toContain(ESCAPED);
+    as.documents.set('/userinfo', { body: { sub: HOSTILE, name: HOSTILE } });
+    const userinfo = await runCli(['userinfo', '--userinfo-endpoint', `${as.url}/userinfo`, '--token', 'tok']);
+    expectSafe(userinfo);
+    expect(`${userinfo.stdout}${userinfo.stderr}`).toContain(ESCAPED);
+    as.documents.set('/revoke', { status: 400, body: { error: HOSTILE, error_description: HOSTILE } });
+    const revoke = await runCli(['revoke', 'tok', ...flow, '--revocation-endpoint', `${as.url}/revoke`]);
+    expect(revoke.code).toBe(1);
+    expectSafe(revoke);
+    expect(revoke.stderr).toContain(ESCAPED);
+  });
+});
