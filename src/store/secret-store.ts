@@ -79,8 +79,12 @@ async function keyringEntry(account: string): Promise<KeyringEntry> {
   } catch (err) {
     throw unreachable(err);
   }
-  // Pinned to the Secret Service on Linux: never a silent fall-back to the kernel keyring, which a reboot empties.
-  return new Entry(SERVICE, account, { linux: { store: 'secret-service' } });
+  try {
+    // Pinned to the Secret Service on Linux: never a silent fall-back to the kernel keyring, which a reboot empties.
+    return new Entry(SERVICE, account, { linux: { store: 'secret-service' } });
+  } catch (err) {
+    throw unreachable(err);
+  }
 }
 
 function unreachable(err: unknown): FlowError {
