@@ -33,12 +33,15 @@ export interface HelperLoginOptions extends CachedLoginSelector {
 /**
  * The `logIn` of a cached-token context: `login` for the key, its narration on stderr and its
  * token response nowhere (stdout is the helper's answer to kubectl or git). Undefined when no login
- * can run here.
+ * can run here; false from it when nothing says where to log in (no profile of that name, no server).
  */
-export function helperLogin(options: HelperLoginOptions, io: IO): ((key: TokenCacheKey) => Promise<void>) | undefined {
+export function helperLogin(options: HelperLoginOptions, io: IO): ((key: TokenCacheKey) => Promise<boolean>) | undefined {
   const way = loginWay(io);
   if (way === undefined) return undefined;
   return async (key) => {
+    const { loadSelectedProfile } = await import('../store/config-store.js');
+    const profile = await loadSelectedProfile(key.profile !== undefined ? { ...options, profile: key.profile } : {}, io.env).catch(() => null);
+    if (profile === null || (profile === undefined && options.issuer === undefined && options.authUrl === undefined && options.tokenEndpoint === undefined)) return false;
     const login: LoginOptions = {
       config: options.config,
       clientSecret: options.clientSecret,
@@ -55,5 +58,6 @@ export function helperLogin(options: HelperLoginOptions, io: IO): ((key: TokenCa
     const { runLogin } = await import('./login.js');
     const code = await runLogin(login, withIO(io, { stdout: discardingStream() }));
     if (code !== 0) throw new (await import('../errors.js')).FlowError(`the login failed (exit ${code})`);
+    return true;
   };
 }

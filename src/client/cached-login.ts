@@ -169,9 +169,10 @@ export interface CachedTokenContext {
   cache?: TokenCache;
   /**
    * Logs in when no token can be had otherwise (nothing cached, no refresh token, a refused refresh);
-   * run under the login lock (src/store/lock.ts), so that concurrent callers log in once.
+   * run under the login lock (src/store/lock.ts), so that concurrent callers log in once. False when
+   * it cannot (nothing says where to log in): the first failure is reported then.
    */
-  logIn?: (key: TokenCacheKey) => Promise<void>;
+  logIn?: (key: TokenCacheKey) => Promise<boolean>;
   /** How long to wait for another run's login, default 5 minutes. */
   waitMs?: number;
   /** Where a waiter says what it waits for (stderr). */
@@ -187,10 +188,12 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
   const options = renewers(ctx.http, selector, ctx.env, ctx.tell);
   const { logIn } = ctx;
+  let needed: LoginNeededError;
   try {
     return { ...(await getValidAccessToken(found.cache, found.key, options)), key: found.key };
   } catch (err) {
     if (!(err instanceof LoginNeededError) || logIn === undefined) throw err;
+    needed = err;
   }
   const { withLoginLock } = await import('../store/lock.js');
   return withLoginLock(
@@ -203,7 +206,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
       } catch (err) {
         if (!(err instanceof LoginNeededError)) throw err;
       }
-      await logIn(found.key);
+      if (!(await logIn(found.key))) throw needed;
       return { ...(await getValidAccessToken(found.cache, found.key, options)), key: found.key };
     },
     { timeoutMs: ctx.waitMs ?? 300_000, tell: ctx.tell ?? (() => undefined) },
