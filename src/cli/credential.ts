@@ -113,27 +113,23 @@ export async function runCredentialGit(action: CredentialAction, options: Creden
   }
 }
 
+const EXAMPLES = `Examples:
+  $ oauthctl profile add git --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "openid photo offline_access" --host 127.0.0.1:9000
+  $ git config --global credential.http://127.0.0.1:9000.helper "!oauthctl credential git"
+  $ printf 'protocol=http\\nhost=127.0.0.1:9000\\n\\n' | oauthctl credential git get`;
+
 function parseAction(value: string): CredentialAction {
   if (value !== 'get' && value !== 'store' && value !== 'erase') throw new UsageError(`git credential action must be get, store or erase, got ${JSON.stringify(value)}`);
   return value;
 }
 
 export function register(program: Command, io: IO): void {
-  const credential = program.command('credential').description('Credential helpers for other programs: `credential git` speaks git-credential(1).');
+  const credential = program.command('credential').description('Credential helpers for other programs: `credential git` speaks git-credential(1).').addHelpText('after', `\n${EXAMPLES}`);
   const git = credential
     .command('git')
     .description('a git credential helper: the access token of the profile bound to the host (profile add NAME --host HOST)')
     .argument('<ACTION>', 'get, store or erase (git calls the helper with one of these)', parseAction);
   addCommonOptions(addHelperOptions(git))
-    .addHelpText(
-      'after',
-      `
-git writes key=value lines on stdin; for a host that no profile names nothing is printed.
-
-Examples:
-  $ oauthctl profile add git --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "openid photo offline_access" --host 127.0.0.1:9000
-  $ git config --global credential.http://127.0.0.1:9000.helper "!oauthctl credential git"
-  $ printf 'protocol=http\\nhost=127.0.0.1:9000\\n\\n' | oauthctl credential git get`,
-    )
+    .addHelpText('after', `\ngit writes key=value lines on stdin; for a host that no profile names nothing is printed.\n\n${EXAMPLES}`)
     .action(async (action: CredentialAction, options: CredentialOptions & CommonOptions, cmd: Command) => setExitCode(cmd, await runCredentialGit(action, options, io)));
 }
