@@ -81,6 +81,9 @@ for (const [file, names] of Object.entries(BUNDLES)) {
   await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names)] });
 }
 
+// `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
+await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
+
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {
   // The CLI works without it, only slower to start: the build goes on, and says so.

@@ -6,7 +6,8 @@ import { UsageError } from '../errors.js';
 import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
-import { EXEC_API_VERSIONS, EXEC_TOKENS, TOKEN_FORMATS, type ExecToken, type TokenFormat } from './token-formats.js';
+import { EXEC_API_VERSIONS, EXEC_TOKENS, formatToken, idTokenExpiry, TOKEN_FORMATS, type ExecToken, type TokenFormat } from './token-formats.js';
+import { DEFAULT_EXPIRY_SKEW_SECONDS, type CachedTokens, type ValidToken } from '../store/token-cache.js';
 import type { IO } from '../output/io.js';
 
 export interface TokenOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
@@ -29,49 +30,62 @@ export interface TokenOptions extends CachedLoginSelector, CommonOptions, HttpTi
 export async function runToken(options: TokenOptions, io: IO, now?: () => number): Promise<number> {
   const format = options.format ?? 'bare';
   if (options.json && format !== 'bare') throw new UsageError('--json and --format cannot be used together', '--format json is the newer form');
-  const [{ createRenderer }, { createHttpClient }, { accessTokenFromCache, refreshAfterUnauthorized }, { openTokenCache }] = await Promise.all([
+  const [{ findCachedLogin }, { openTokenCache, tokenState }] = await Promise.all([import('../client/cached-login.js'), import('../store/token-cache.js')]);
+  const cache = openTokenCache(io.env, now ? { now } : {});
+  // The hot path of kubectl and git: a valid cached token is printed without an HTTP client, keys or renderer.
+  const found = await findCachedLogin(options, io.env, cache).catch(() => undefined);
+  if (found?.entry !== undefined && tokenState(found.entry, cache.now()) !== 'expired' && !idTokenExpiring(found.entry, format, options, cache.now())) {
+    await printToken(options, io, { accessToken: found.entry.access_token, entry: found.entry, refreshed: false }, cache.now());
+    return 0;
+  }
+  const [{ createRenderer }, { createHttpClient }, { accessTokenFromCache, refreshAfterUnauthorized }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
     import('../client/cached-login.js'),
-    import('../store/token-cache.js'),
   ]);
   const renderer = createRenderer(io, options);
   // A refresh of a mutual-TLS login presents the client certificate again (RFC 8705).
   const { clientCertificate } = await (await import('./bound-login.js')).boundLoginOf(options, io.env);
   const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options), clientCertificate });
   try {
-    const cache = openTokenCache(io.env, now ? { now } : {});
     const logIn = options.login === false ? undefined : (await import('./helper-login.js')).helperLogin(options, io);
     const tell = (line: string) => io.stderr.write(`oauthctl: ${line}\n`);
     const ctx = { http, env: io.env, cache, ...(logIn && { logIn }), tell, ...(options.timeout !== undefined && { waitMs: options.timeout * 1000 }) };
     let result = await accessTokenFromCache(options, ctx);
     if (result.refreshed) renderer.trace(`refreshed the cached access token at ${result.entry.token_endpoint}`);
-    if (format === 'exec-credential' && (options.execToken ?? 'id_token') === 'id_token' && result.entry.id_token !== undefined) {
-      // kubectl sends the ID token: an expired one is renewed by a refresh, as kubelogin does.
-      const { idTokenExpiry } = await import('./token-formats.js');
-      const exp = idTokenExpiry(result.entry.id_token);
-      if (exp !== undefined && exp - 30 <= cache.now() / 1000) result = await refreshAfterUnauthorized(options, result.accessToken, ctx);
-    }
-    if (format !== 'bare') {
-      const { formatToken } = await import('./token-formats.js');
-      io.stdout.write(formatToken(format, result.entry, { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' }));
-    } else if (options.json) {
-      const e = result.entry;
-      printJson(io, {
-        access_token: result.accessToken,
-        token_type: e.token_type,
-        ...(e.client_keys?.dpop_jwk !== undefined && { dpop_jkt: await (await import('../client/keys.js')).importDpopKey(e.client_keys.dpop_jwk).then((k) => k.jkt) }),
-        expires_at: e.expires_at,
-        expires_in: e.expires_at !== undefined ? Math.max(0, e.expires_at - Math.floor(cache.now() / 1000)) : undefined,
-        scope: e.scope,
-        refreshed: result.refreshed,
-      });
-    } else {
-      io.stdout.write(`${escapeForStream(io.stdout, result.accessToken)}\n`);
-    }
+    // kubectl sends the ID token: an expired one is renewed by a refresh, as kubelogin does.
+    if (idTokenExpiring(result.entry, format, options, cache.now())) result = await refreshAfterUnauthorized(options, result.accessToken, ctx);
+    await printToken(options, io, result, cache.now());
     return 0;
   } finally {
     await http.close();
+  }
+}
+
+/** For `--format exec-credential` with the ID token: whether that token expires within the skew, so a refresh is due. */
+function idTokenExpiring(entry: CachedTokens, format: TokenFormat, options: TokenOptions, nowMs: number): boolean {
+  if (format !== 'exec-credential' || (options.execToken ?? 'id_token') !== 'id_token' || entry.id_token === undefined) return false;
+  const exp = idTokenExpiry(entry.id_token);
+  return exp !== undefined && exp - DEFAULT_EXPIRY_SKEW_SECONDS <= nowMs / 1000;
+}
+
+async function printToken(options: TokenOptions, io: IO, result: Pick<ValidToken, 'accessToken' | 'entry' | 'refreshed'>, nowMs: number): Promise<void> {
+  const format = options.format ?? 'bare';
+  const e = result.entry;
+  if (format !== 'bare') {
+    io.stdout.write(formatToken(format, e, { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' }));
+  } else if (options.json) {
+    printJson(io, {
+      access_token: result.accessToken,
+      token_type: e.token_type,
+      ...(e.client_keys?.dpop_jwk !== undefined && { dpop_jkt: await (await import('../client/keys.js')).importDpopKey(e.client_keys.dpop_jwk).then((k) => k.jkt) }),
+      expires_at: e.expires_at,
+      expires_in: e.expires_at !== undefined ? Math.max(0, e.expires_at - Math.floor(nowMs / 1000)) : undefined,
+      scope: e.scope,
+      refreshed: result.refreshed,
+    });
+  } else {
+    io.stdout.write(`${escapeForStream(io.stdout, result.accessToken)}\n`);
   }
 }
 
