@@ -42,7 +42,7 @@ export async function tokenFromCache(argv: readonly string[], env: NodeJS.Proces
     } else {
       const exp = format === 'exec-credential' && execToken === 'id_token' && entry.id_token !== undefined ? idTokenExpiry(entry.id_token) : undefined;
       if (exp !== undefined && exp - DEFAULT_EXPIRY_SKEW_SECONDS <= cache.now() / 1000) return false;
-      text = formatToken(format, entry, { execInfo: env.KUBERNETES_EXEC_INFO, apiVersion: options['--exec-api-version'], token: execToken });
+      text = escapeForStream(stdout, formatToken(format, entry, { execInfo: env.KUBERNETES_EXEC_INFO, apiVersion: options['--exec-api-version'], token: execToken }));
     }
     stdout.write(text);
     return true;

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
 import { decodeJwtUnverified } from '../oauth/jwt.js';
 import type { CachedTokens } from '../store/token-cache.js';
 
@@ -64,7 +64,10 @@ export function formatToken(format: Exclude<TokenFormat, 'bare'>, entry: CachedT
     if (isDpopBound(entry)) {
       throw new UsageError('this token is DPoP-bound: a header alone cannot carry it, each request needs a DPoP proof of its own (RFC 9449)', 'use oauthctl call URL, which makes the proofs');
     }
-    // RFC 6750 section 2.1.
+    // RFC 6750 section 2.1: a bearer token is a b64token; anything else (a line break above all) would forge header lines.
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(entry.access_token)) {
+      throw new FlowError('the cached access token is not a b64token (RFC 6750 section 2.1), so it cannot go into a header line', 'use --format json, which escapes it');
+    }
     return `Authorization: Bearer ${entry.access_token}\n`;
   }
   if (format === 'json') {

@@ -73,7 +73,7 @@ async function printToken(options: TokenOptions, io: IO, result: Pick<ValidToken
   const format = options.format ?? 'bare';
   const e = result.entry;
   if (format !== 'bare') {
-    io.stdout.write(formatToken(format, e, { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' }));
+    io.stdout.write(escapeForStream(io.stdout, formatToken(format, e, { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' })));
   } else if (options.json) {
     printJson(io, {
       access_token: result.accessToken,

@@ -56,3 +56,18 @@ describe('token --format', () => {
     expect(() => execApiVersion({ token: 'id_token', apiVersion: 'v1alpha1' })).toThrow(/not supported/);
   });
 });
+
+describe('token --format header against a forged token', () => {
+  it('refuses a token that is not a b64token: a line break would forge header lines for curl -H @-', () => {
+    for (const forged of ['at\r\nX-Evil: 1', 'at\nHost: evil.example', 'at b', 'at\u001b[2J']) {
+      expect(() => formatToken('header', entry({ access_token: forged }))).toThrow(/not a b64token/);
+    }
+    expect(formatToken('header', entry({ access_token: 'abc-._~+/==' }))).toBe('Authorization: Bearer abc-._~+/==\n');
+  });
+
+  it('json and exec-credential escape whatever the token holds', () => {
+    const forged = 'at\n"}\u001b';
+    expect(JSON.parse(formatToken('json', entry({ access_token: forged }))).access_token).toBe(forged);
+    expect(formatToken('json', entry({ access_token: forged }))).not.toMatch(/\u001b/);
+  });
+});
