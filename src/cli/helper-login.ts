@@ -55,8 +55,9 @@ export function helperLogin(options: HelperLoginOptions, io: IO): ((key: TokenCa
       ...(way === 'device' && { device: true }),
     };
     io.stderr.write(`oauthctl: no valid token for ${key.profile !== undefined ? `profile ${key.profile}` : (key.clientId ?? '')}: logging in (${way})\n`);
-    const { runLogin } = await import('./login.js');
-    const code = await runLogin(login, withIO(io, { stdout: discardingStream() }));
+    // The caller holds the login lock already.
+    const { loginNow } = await import('./login.js');
+    const code = await loginNow(login, withIO(io, { stdout: discardingStream() }));
     if (code !== 0) throw new (await import('../errors.js')).FlowError(`the login failed (exit ${code})`);
     return true;
   };

@@ -39,6 +39,46 @@ export interface LoginDependencies {
 export async function runLogin(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
   // A bad --token-store or OAUTHCTL_TOKEN_STORE is refused before the login, not after it.
   (await import('../store/secret-store.js')).chooseTokenStore(options.tokenStore, io.env);
+  const profile =
+    options.cache === false || options.call !== undefined || deps.userAgent !== undefined ? undefined : (await import('../store/config-store.js')).selectedProfileName(options.profile, io.env);
+  if (profile === undefined) return loginNow(options, io, deps);
+  // One interactive login per cached login at a time (src/store/lock.ts): a run that waited for another
+  // one's login of the same profile uses its tokens instead of opening a second browser.
+  const [{ withLoginLock }, { openTokenCache, readCachedTokens }] = await Promise.all([import('../store/lock.js'), import('../store/token-cache.js')]);
+  const cache = openTokenCache(io.env);
+  const key = { profile };
+  const startedAt = Math.floor(Date.now() / 1000);
+  let waited = false;
+  const tell = (line: string) => {
+    waited = true;
+    io.stderr.write(`oauthctl: ${line}\n`);
+  };
+  return withLoginLock(
+    cache,
+    key,
+    async () => {
+      const entry = waited ? await readCachedTokens(cache, key) : undefined;
+      if (entry === undefined || entry.obtained_at < startedAt) return loginNow(options, io, deps);
+      io.stderr.write(`oauthctl: another oauthctl logged in for profile ${profile} meanwhile: using its tokens\n`);
+      const { printTokenResponse } = await import('../output/tokens.js');
+      const expiresIn = entry.expires_at !== undefined && entry.expires_at > 0 ? Math.max(0, entry.expires_at - Math.floor(Date.now() / 1000)) : undefined;
+      const tokens = {
+        access_token: entry.access_token,
+        ...(entry.token_type !== undefined && { token_type: entry.token_type }),
+        ...(expiresIn !== undefined && { expires_in: expiresIn }),
+        ...(entry.refresh_token !== undefined && { refresh_token: entry.refresh_token }),
+        ...(entry.scope !== undefined && { scope: entry.scope }),
+        ...(entry.id_token !== undefined && { id_token: entry.id_token }),
+      };
+      printTokenResponse(io, tokens, options.json);
+      return 0;
+    },
+    { timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000, tell },
+  );
+}
+
+/** The login itself, without the lock: for a caller that already holds it (a helper logging in). */
+export async function loginNow(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
   if (options.device) return (await import('./login-device.js')).runDeviceLogin(options, io, (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000);
   const { renderer, http } = await createFlowRuntime(options, io);
   try {

@@ -316,3 +316,19 @@ describe('one login for many callers', () => {
     expect(r.stderr).toMatch(/no cached login for profile "p"/);
   });
 });
+
+describe('concurrent logins', () => {
+  it('3 parallel `login --profile p` open one browser; the ones that waited use its tokens', async () => {
+    const env = newHome();
+    await profileIn(env, '127.0.0.1:1', false);
+    const log = join(env.HOME!, 'browser.log');
+    const results = await Promise.all(Array.from({ length: 3 }, () => runCli(['login', '--profile', 'p', '--json'], { env: { ...env, BROWSER: FAKE_BROWSER, FAKE_BROWSER_LOG: log } })));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const opened = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('GET ') && l.includes('/authorize?'));
+    expect(opened).toHaveLength(1);
+    expect(new Set(results.map((r) => (JSON.parse(r.stdout) as { access_token: string }).access_token)).size).toBe(1);
+    expect(results.filter((r) => /another oauthctl logged in for profile p meanwhile/.test(r.stderr))).toHaveLength(2);
+  }, 60_000);
+});
