@@ -18,6 +18,12 @@ const DIST = join(__dirname, '..', 'dist');
 const BUNDLE = join(DIST, 'oauthctl.cjs');
 /** The smaller bundles and their commands, smallest first. */
 const BUNDLES = Object.entries(require('./bundles.json')).map(([file, names]) => ({ bundle: join(DIST, file), names: new Set(names) }));
+/**
+ * `token`'s hot path (src/cli/token-fast.ts): it prints a valid cached token, or answers false having
+ * done nothing, and the command line then runs in its bundle as usual (the one case where a process
+ * loads two bundles: nothing made by the first reaches the second).
+ */
+const TOKEN_BUNDLE = join(DIST, 'oauthctl-token.cjs');
 
 /** The bundle a command line runs in: the command is the first operand (`help X` asks for X), as in src/cli/main.ts. */
 function bundleFor(argv) {
@@ -61,4 +67,4 @@ function loadCli(how = 'auto', bundle = BUNDLE) {
   return { cli: module.exports, script };
 }
 
-module.exports = { loadCli, bundleFor, codeCacheOf, BUNDLE, BUNDLES };
+module.exports = { loadCli, bundleFor, codeCacheOf, BUNDLE, BUNDLES, TOKEN_BUNDLE };

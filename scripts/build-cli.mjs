@@ -39,7 +39,7 @@ const common = {
   // vm.Script's dynamic import callback on Node 20, and require() loads ES modules since Node 20.19.
   supported: { 'dynamic-import': false },
   // Loaded only by the commands that need them, and large: left as packages of their own.
-  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core'],
+  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring'],
   logLevel: 'warning',
 };
 
@@ -80,6 +80,9 @@ await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oaut
 for (const [file, names] of Object.entries(BUNDLES)) {
   await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names)] });
 }
+
+// `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
+await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
 
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {

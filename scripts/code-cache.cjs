@@ -20,6 +20,10 @@ function commandsFor(authUrl) {
     ['login', '--help'],
     ['login', '--headless', ...login, '--scope', 'openid photo', '--username', 'alice', '--password', 'wonderland'],
     ['token', ...login],
+    // The hot path of kubectl, git and curl: every --format from a valid cache.
+    ['token', ...login, '--format', 'header'],
+    ['token', ...login, '--format', 'json'],
+    ['token', ...login, '--format', 'exec-credential'],
     ['status', '--all'],
   ];
 }

@@ -19,6 +19,8 @@ export interface AfterLoginInput {
   profile?: string | undefined;
   /** false with --no-cache. */
   cache?: boolean | undefined;
+  /** --token-store; else OAUTHCTL_TOKEN_STORE, else the profile's token_store, else file. */
+  tokenStore?: string | undefined;
   /** The nonce the authorization request carried; default the config's. */
   nonce?: string | undefined;
   /** The grant, when not a user's login: `client_credentials` (cached so that `token` asks anew instead of refreshing). */
@@ -74,15 +76,21 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
 }
 
 /** Keeps the tokens for `token`, `status`, `call` and `logout`, per profile or per issuer and client. */
-export async function cacheTokens({ config, tokens, renderer, io, profile, grant }: AfterLoginInput): Promise<void> {
-  const { openTokenCache, saveTokens, cacheFilePath } = await import('../store/token-cache.js');
+export async function cacheTokens({ config, tokens, renderer, io, profile, grant, tokenStore }: AfterLoginInput): Promise<void> {
+  const [{ openTokenCache, saveTokens, cacheFilePath }, { chooseTokenStore }, { loadSelectedProfile }] = await Promise.all([
+    import('../store/token-cache.js'),
+    import('../store/secret-store.js'),
+    import('../store/config-store.js'),
+  ]);
   let name = selectedProfileName(profile, io.env);
+  const selection = name !== undefined ? await loadSelectedProfile({ profile: name }, io.env).catch(() => undefined) : undefined;
+  const store = chooseTokenStore(tokenStore, io.env, selection?.profile.token_store);
   if (name !== undefined && !(await profileNamesThisLogin(name, config, io))) {
     renderer.info(`the flags name another server or client than profile ${name}: the tokens are cached for ${config.clientId} at that server, not under the profile`);
     name = undefined;
   }
   const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
-  const cache = openTokenCache(io.env);
+  const cache = openTokenCache(io.env, { store });
   try {
     await saveTokens(cache, key, tokens, {
       issuer: config.issuer,
@@ -93,7 +101,12 @@ export async function cacheTokens({ config, tokens, renderer, io, profile, grant
       grant,
       clientKeys: await (await import('../client/cached-client-keys.js')).clientKeysOf(config),
     });
-    renderer.info(`Tokens cached in ${cacheFilePath(cache, key)}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
+    if (store === 'none') {
+      renderer.info('Tokens not kept (token store none)');
+      return;
+    }
+    const where = store === 'keyring' ? `the OS keyring (the rest in ${cacheFilePath(cache, key)})` : cacheFilePath(cache, key);
+    renderer.info(`Tokens cached in ${where}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
   } catch (err) {
     // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
     const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';

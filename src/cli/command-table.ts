@@ -26,6 +26,7 @@ export const SUMMARIES = {
   demo: 'run login --pkce against the built-in mock, then call its API',
   profile: 'manage named profiles of flow options (list, show, add, remove)',
   token: 'print a valid cached access token, refreshing it first when it has expired',
+  credential: 'a credential helper for other programs: git (get, store, erase)',
   status: 'tell whether a cached login is valid (exit 0) or a login is needed (exit 1)',
   logout: 'revoke the cached tokens (RFC 7009) and forget them',
   listen: 'run only the loopback redirect listener and explain what arrives',

@@ -14,6 +14,7 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   demo: () => import('./demo.js'),
   profile: () => import('./profile.js'),
   token: () => import('./token.js'),
+  credential: () => import('./credential.js'),
   status: () => import('./status.js'),
   logout: () => import('./logout.js'),
   listen: () => import('./listen.js'),

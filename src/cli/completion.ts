@@ -38,6 +38,7 @@ const KNOWN_VALUES: Readonly<Record<string, string[]>> = {
   '--method': ['S256', 'plain'],
   '--consent': ['approve', 'deny'],
   '--browser-driver': ['chromium'],
+  '--token-store': ['file', 'keyring', 'none'],
   '-X': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
 };
 const FILE_OPTIONS = /^--(config|junit|save|from|browser-path|key-file|ca-file|output)$/;

@@ -25,6 +25,8 @@ export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessO
   cache?: boolean;
   /** --device: the device authorization grant (RFC 8628) instead of the code flow. */
   device?: boolean;
+  /** --token-store file|keyring|none (src/store/secret-store.ts). */
+  tokenStore?: string | undefined;
 }
 
 /** Lets callers (tests, demo, --manual) replace the user agent or the source of the redirect. */
@@ -35,6 +37,48 @@ export interface LoginDependencies {
 
 /** The whole flow: listener, browser, state check, code exchange; prints the token response. Returns the exit code. */
 export async function runLogin(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
+  // A bad --token-store or OAUTHCTL_TOKEN_STORE is refused before the login, not after it.
+  (await import('../store/secret-store.js')).chooseTokenStore(options.tokenStore, io.env);
+  const profile =
+    options.cache === false || options.call !== undefined || deps.userAgent !== undefined ? undefined : (await import('../store/config-store.js')).selectedProfileName(options.profile, io.env);
+  if (profile === undefined) return loginNow(options, io, deps);
+  // One interactive login per cached login at a time (src/store/lock.ts): a run that waited for another
+  // one's login of the same profile uses its tokens instead of opening a second browser.
+  const [{ withLoginLock }, { openTokenCache, readCachedTokens }] = await Promise.all([import('../store/lock.js'), import('../store/token-cache.js')]);
+  const cache = openTokenCache(io.env);
+  const key = { profile };
+  const startedAt = Math.floor(Date.now() / 1000);
+  let waited = false;
+  const tell = (line: string) => {
+    waited = true;
+    io.stderr.write(`oauthctl: ${line}\n`);
+  };
+  return withLoginLock(
+    cache,
+    key,
+    async () => {
+      const entry = waited ? await readCachedTokens(cache, key) : undefined;
+      if (entry === undefined || entry.obtained_at < startedAt) return loginNow(options, io, deps);
+      io.stderr.write(`oauthctl: another oauthctl logged in for profile ${profile} meanwhile: using its tokens\n`);
+      const { printTokenResponse } = await import('../output/tokens.js');
+      const expiresIn = entry.expires_at !== undefined && entry.expires_at > 0 ? Math.max(0, entry.expires_at - Math.floor(Date.now() / 1000)) : undefined;
+      const tokens = {
+        access_token: entry.access_token,
+        ...(entry.token_type !== undefined && { token_type: entry.token_type }),
+        ...(expiresIn !== undefined && { expires_in: expiresIn }),
+        ...(entry.refresh_token !== undefined && { refresh_token: entry.refresh_token }),
+        ...(entry.scope !== undefined && { scope: entry.scope }),
+        ...(entry.id_token !== undefined && { id_token: entry.id_token }),
+      };
+      printTokenResponse(io, tokens, options.json);
+      return 0;
+    },
+    { timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000, tell },
+  );
+}
+
+/** The login itself, without the lock: for a caller that already holds it (a helper logging in). */
+export async function loginNow(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
   if (options.device) return (await import('./login-device.js')).runDeviceLogin(options, io, (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000);
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
@@ -53,7 +97,7 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
       io: manual ? manual.withoutSpinner(io) : io,
     });
     // The ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
-    await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache });
+    await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache, tokenStore: options.tokenStore });
     const { printTokenResponse } = await import('../output/tokens.js');
     if (options.call !== undefined) {
       return await callApi(http, renderer, io, options.call, result.tokenResponse.access_token, options.json === true, () => printTokenResponse(io, result.tokenResponse, true));
@@ -110,7 +154,8 @@ export function register(program: Command, io: IO): void {
     .option('--call <URL>', 'then call this protected API with the access token', parseHttpUrl('--call'))
     .option('--manual', 'no listener: print the URL, then read the URL the browser was redirected to from stdin (another machine, or a custom-scheme redirect URI)')
     .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`')
-    .option('--device', 'the device authorization grant (RFC 8628): show a code to enter at the server, then poll; no browser needed on this machine');
+    .option('--device', 'the device authorization grant (RFC 8628): show a code to enter at the server, then poll; no browser needed on this machine')
+    .option('--token-store <STORE>', 'where the tokens are kept: file (default), keyring (the OS keychain) or none (also OAUTHCTL_TOKEN_STORE, or the profile)');
   addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
     .addHelpText(

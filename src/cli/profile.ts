@@ -15,6 +15,9 @@ interface FileOptions extends CommonOptions {
 /** `profile add` takes the flow options a profile keeps, plus where the secret comes from and --force. */
 export interface ProfileAddOptions extends FileOptions, ProfileFlowOptions {
   clientSecretEnv?: string;
+  host?: string;
+  username?: string;
+  tokenStore?: string;
   force?: boolean;
 }
 
@@ -93,6 +96,9 @@ export function profileFromOptions(options: ProfileAddOptions): Profile {
   if (options.scope?.length) p.scope = options.scope.join(' ').split(/[ +]+/).filter(Boolean).join(' ');
   set('pkce', options.pkce);
   set('code_challenge_method', options.codeChallengeMethod);
+  set('host', options.host?.toLowerCase());
+  set('username', options.username);
+  set('token_store', options.tokenStore);
   if (options.param?.length) {
     const params: Record<string, string> = {};
     for (const kv of options.param) {
@@ -167,6 +173,7 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl profile add mock --issuer http://127.0.0.1:9000 --client-id photo-cli --pkce --scope "openid photo offline_access"
   $ oauthctl profile add work --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret-env WORK_SECRET
+  $ oauthctl profile add git --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "openid photo offline_access" --host 127.0.0.1:9000
   $ oauthctl profile list
   $ oauthctl profile show work
   $ oauthctl login --profile mock`,
@@ -221,6 +228,9 @@ Examples:
       .option('--no-pkce', 'send no PKCE with this profile')
       .option('--code-challenge-method <M>', 'S256 or plain', parseChallengeMethod)
       .option('--param <k=v>', 'extra authorization request parameter, may be repeated', collect)
+      .option('--host <HOST>', 'answer `oauthctl credential git` for this host, as git sends it: host[:port], the port when not the default')
+      .option('--username <U>', 'the user name git gets with the token (default oauth2)')
+      .option('--token-store <STORE>', 'where its logins are kept: file (default), keyring (the OS keychain) or none')
       .option('--force', 'replace a profile of the same name'),
   ).action(async (name: string, options: ProfileAddOptions, cmd: Command) => setExitCode(cmd, await runProfileAdd(name, options, io)));
 

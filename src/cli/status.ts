@@ -29,6 +29,8 @@ export interface StatusResult {
   expires_in?: number;
   refresh_token: boolean;
   id_token: boolean;
+  /** Where the login's secrets are kept: the cache file, or the OS keyring (--token-store). */
+  kept_in?: 'file' | 'keyring';
 }
 
 export function statusOf(entry: CachedTokens | undefined, nowMs: number): StatusResult {
@@ -39,6 +41,7 @@ export function statusOf(entry: CachedTokens | undefined, nowMs: number): Status
     token_endpoint: entry.token_endpoint,
     refresh_token: entry.refresh_token !== undefined,
     id_token: entry.id_token !== undefined,
+    kept_in: entry.token_store === 'keyring' ? 'keyring' : 'file',
   };
   if (entry.profile !== undefined) out.profile = entry.profile;
   if (entry.issuer !== undefined) out.issuer = entry.issuer;
@@ -87,6 +90,7 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
   const lines = [`  access token: ${expiryText(result)}`];
   if (result.scope) lines.push(`  scope: ${result.scope}`);
   lines.push(`  refresh token: ${result.refresh_token ? 'cached' : 'none'}; ID token: ${result.id_token ? 'cached' : 'none'}`);
+  lines.push(`  kept in: ${result.kept_in === 'keyring' ? 'the OS keyring (the rest in the cache file)' : 'the cache file'}`);
   if (result.status === 'expired') {
     lines.push(result.refresh_token ? `  \`oauthctl token${key.profile !== undefined ? ` --profile ${key.profile}` : ''}\` will refresh it` : `  log in again: ${login}`);
   }
@@ -114,7 +118,14 @@ async function runStatusAll(options: StatusOptions, io: IO, now: () => number): 
   }
   for (const r of results) {
     const name = r.profile !== undefined ? `profile ${r.profile}` : (serverOf({ issuer: r.issuer, tokenEndpoint: r.token_endpoint }) ?? '?');
-    const fields = [name, `client ${r.client_id ?? '?'}`, r.subject !== undefined ? `subject ${r.subject}` : 'subject unknown', `access token ${expiryText(r)}`, `scope ${r.scope ?? '(none)'}`];
+    const fields = [
+      name,
+      `client ${r.client_id ?? '?'}`,
+      r.subject !== undefined ? `subject ${r.subject}` : 'subject unknown',
+      `access token ${expiryText(r)}`,
+      `scope ${r.scope ?? '(none)'}`,
+      `kept in ${r.kept_in ?? 'file'}`,
+    ];
     io.stdout.write(`${escapeTerminal(fields.join('  '))}\n`);
   }
   return 0;

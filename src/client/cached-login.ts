@@ -6,6 +6,7 @@ import type { Env } from '../store/paths.js';
 import {
   getValidAccessToken,
   listCachedTokens,
+  LoginNeededError,
   openTokenCache,
   readCachedTokens,
   refreshCached,
@@ -150,8 +151,15 @@ export function createRequester(http: HttpClient, selector: CachedLoginSelector,
 }
 
 /** How `token`, `call` and the rest renew an expired cached token: refresh, or for client credentials a new request. */
-function renewers(http: HttpClient, selector: CachedLoginSelector, env: Env): { refresh: RefreshTokens; requestAgain: RequestTokensAgain } {
-  return { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env) };
+function renewers(
+  http: HttpClient,
+  selector: CachedLoginSelector,
+  env: Env,
+  tell?: (line: string) => void,
+): { refresh: RefreshTokens; requestAgain: RequestTokensAgain; onWait?: (pid: number | undefined) => void } {
+  const out = { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env) };
+  if (tell === undefined) return out;
+  return { ...out, onWait: (pid) => tell(`waiting for another oauthctl${pid !== undefined ? ` (pid ${pid})` : ''} that is refreshing the same login`) };
 }
 
 export interface CachedTokenContext {
@@ -159,6 +167,16 @@ export interface CachedTokenContext {
   env: Env;
   /** Injected clock and directory for tests; default the real ones. */
   cache?: TokenCache;
+  /**
+   * Logs in when no token can be had otherwise (nothing cached, no refresh token, a refused refresh);
+   * run under the login lock (src/store/lock.ts), so that concurrent callers log in once. False when
+   * it cannot (nothing says where to log in): the first failure is reported then.
+   */
+  logIn?: (key: TokenCacheKey) => Promise<boolean>;
+  /** How long to wait for another run's login, default 5 minutes. */
+  waitMs?: number;
+  /** Where a waiter says what it waits for (stderr). */
+  tell?: (line: string) => void;
 }
 
 /**
@@ -168,8 +186,31 @@ export interface CachedTokenContext {
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await getValidAccessToken(found.cache, found.key, renewers(ctx.http, selector, ctx.env));
-  return { ...result, key: found.key };
+  const options = renewers(ctx.http, selector, ctx.env, ctx.tell);
+  const { logIn } = ctx;
+  let needed: LoginNeededError;
+  try {
+    return { ...(await getValidAccessToken(found.cache, found.key, options)), key: found.key };
+  } catch (err) {
+    if (!(err instanceof LoginNeededError) || logIn === undefined) throw err;
+    needed = err;
+  }
+  const { withLoginLock } = await import('../store/lock.js');
+  return withLoginLock(
+    found.cache,
+    found.key,
+    async () => {
+      // Read again under the lock: the run this one waited for may have logged in (or refreshed).
+      try {
+        return { ...(await getValidAccessToken(found.cache, found.key, options)), key: found.key };
+      } catch (err) {
+        if (!(err instanceof LoginNeededError)) throw err;
+      }
+      if (!(await logIn(found.key))) throw needed;
+      return { ...(await getValidAccessToken(found.cache, found.key, options)), key: found.key };
+    },
+    { timeoutMs: ctx.waitMs ?? 300_000, tell: ctx.tell ?? (() => undefined) },
+  );
 }
 
 /**
@@ -179,7 +220,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
-  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env));
+  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env, ctx.tell));
   return { ...result, key: found.key };
 }
 

@@ -112,6 +112,8 @@ export interface LockOptions {
   timeoutMs?: number;
   /** A lock that names no process (empty or garbled) and is older than this is taken over, default 30 s. */
   staleMs?: number;
+  /** Called once, when the lock is first found held: the holder's pid when the lock names one. */
+  onWait?: (holderPid: number | undefined) => void;
 }
 
 export class LockTimeoutError extends Error {
@@ -136,6 +138,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   const deadline = Date.now() + timeoutMs;
   const owner = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
   let delay = 2;
+  let told = false;
   for (;;) {
     try {
       const handle = await fs.open(lockPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
@@ -149,6 +152,10 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
     if (stale !== undefined) {
       await removeIfUnchanged(lockPath, stale);
       continue;
+    }
+    if (!told && options.onWait) {
+      told = true;
+      options.onWait(await lockHolder(lockPath));
     }
     if (Date.now() >= deadline) throw new LockTimeoutError(lockPath);
     // Jitter keeps waiting processes from retrying in lockstep.
@@ -179,6 +186,12 @@ async function staleLockContent(lockPath: string, staleMs: number): Promise<stri
   // An empty lock is one being written right now; give its owner time, unless it has stayed so.
   if (text === '' || !Number.isSafeInteger(pid) || pid <= 0) return Date.now() - mtimeMs > staleMs ? text : undefined;
   return processExists(pid) ? undefined : text;
+}
+
+/** The pid a lock names, when it names one. */
+async function lockHolder(lockPath: string): Promise<number | undefined> {
+  const pid = Number((await readFileIfExists(lockPath).catch(() => undefined))?.split(' ')[0]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 function processExists(pid: number): boolean {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { readFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
 import { configFilePath, type Env } from './paths.js';
+import { isTokenStore } from './secret-store.js';
 
 /**
  * The profiles file: named sets of flow options, so that `--profile work` replaces a line of flags.
@@ -30,6 +31,12 @@ export interface Profile {
   code_challenge_method?: 'S256' | 'plain';
   /** Extra authorization request parameters. */
   params?: Record<string, string>;
+  /** The host a git credential helper answers for, as git sends it: `host[:port]`, the port when not the scheme's default. */
+  host?: string;
+  /** The user name given to git with the token (default `oauth2`). */
+  username?: string;
+  /** Where this profile's logins are kept: file (default), keyring or none (src/store/secret-store.ts). */
+  token_store?: 'file' | 'keyring' | 'none';
 }
 
 export interface ConfigFile {
@@ -46,7 +53,7 @@ export interface LoadedConfig {
   mode?: number;
 }
 
-type FieldKind = 'url' | 'string' | 'boolean' | 'auth_method' | 'method' | 'params' | 'env_name';
+type FieldKind = 'url' | 'string' | 'boolean' | 'auth_method' | 'method' | 'params' | 'env_name' | 'host' | 'token_store';
 const PROFILE_FIELDS: Readonly<Record<keyof Profile, FieldKind>> = {
   auth_url: 'url',
   issuer: 'url',
@@ -62,6 +69,9 @@ const PROFILE_FIELDS: Readonly<Record<keyof Profile, FieldKind>> = {
   pkce: 'boolean',
   code_challenge_method: 'method',
   params: 'params',
+  host: 'host',
+  username: 'string',
+  token_store: 'token_store',
 };
 export const PROFILE_FIELD_NAMES = Object.keys(PROFILE_FIELDS) as (keyof Profile)[];
 export const SECRET_PROFILE_FIELDS: ReadonlySet<string> = new Set(['client_secret']);
@@ -149,11 +159,24 @@ function fieldProblem(kind: FieldKind, value: unknown): string | undefined {
       return value === 'client_secret_basic' || value === 'client_secret_post' || value === 'none' ? undefined : 'must be client_secret_basic, client_secret_post or none';
     case 'method':
       return value === 'S256' || value === 'plain' ? undefined : 'must be S256 or plain';
+    case 'host':
+      return typeof value === 'string' && hostProblem(value) === undefined ? undefined : (hostProblem(String(value)) ?? 'must be a string');
+    case 'token_store':
+      return isTokenStore(value) ? undefined : 'must be file, keyring or none';
     case 'params':
       if (!isPlainObject(value)) return 'must be an object of parameter names to string values';
       for (const [k, v] of Object.entries(value)) if (typeof v !== 'string') return `.${k} must be a string`;
       return undefined;
   }
+}
+
+/** A host as git sends it (git-credential(1)): a name or address, `:port` when not the scheme's default. */
+export function hostProblem(host: string): string | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,252}))(?::(\d{1,5}))?$/.exec(host);
+  if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) {
+    return `must be a host as git sends it, host or host:port (e.g. git.example.com or 127.0.0.1:8443), got ${JSON.stringify(host)}`;
+  }
+  return undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { FlowError, UsageError } from '../errors.js';
 import { NotAReadableFileError, readRegularFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
 import { tokenCacheDir, type Env } from './paths.js';
+import { deleteSecrets, isKeyringMetadata, joinSecrets, loadSecrets, saveSecrets, splitSecrets, type TokenStoreKind } from './secret-store.js';
 
 /**
  * Tokens kept between runs, one 0600 file per login (directory 0700), written atomically and changed
@@ -32,6 +33,8 @@ export interface CachedTokens {
   grant?: string;
   /** What a refresh or a call needs beyond the tokens: the DPoP key, the paths of the key files. */
   client_keys?: CachedClientKeys;
+  /** Present when the secrets are kept in the OS keyring and the file holds the rest (src/store/secret-store.ts). */
+  token_store?: 'keyring';
 }
 
 /**
@@ -59,10 +62,14 @@ export interface TokenCache {
   dir: string;
   /** Milliseconds since the epoch; injectable so tests move time without sleeping. */
   now(): number;
+  /** Where a new login is saved (default `file`); a refreshed one stays where it was. */
+  store?: TokenStoreKind;
 }
 
-export function openTokenCache(env: Env, options: { now?: () => number; dir?: string } = {}): TokenCache {
-  return { dir: options.dir ?? tokenCacheDir(env), now: options.now ?? Date.now };
+export function openTokenCache(env: Env, options: { now?: () => number; dir?: string; store?: TokenStoreKind } = {}): TokenCache {
+  const cache: TokenCache = { dir: options.dir ?? tokenCacheDir(env), now: options.now ?? Date.now };
+  if (options.store !== undefined) cache.store = options.store;
+  return cache;
 }
 
 /**
@@ -113,16 +120,25 @@ async function readEntry(path: string): Promise<CachedTokens | undefined> {
     throw err;
   }
   if (text === undefined) return undefined;
-  let entry: unknown;
-  try {
-    entry = JSON.parse(text);
-  } catch {
-    entry = undefined;
+  let entry = parseJson(text);
+  if (isKeyringMetadata(entry)) {
+    // The secrets are in the keyring; an item removed there leaves a login that is no more.
+    const secrets = await loadSecrets(path);
+    if (secrets === undefined) return undefined;
+    entry = { ...joinSecrets(entry, secrets), token_store: 'keyring' };
   }
   if (!isCachedTokens(entry)) {
     throw new UsageError(`the token cache file ${path} is damaged`, 'delete it and log in again');
   }
   return entry;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function isCachedTokens(value: unknown): value is CachedTokens {
@@ -208,13 +224,23 @@ function jwtExp(token: string): number | undefined {
 export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response: TokenResponseFields, source: TokenSource): Promise<CachedTokens> {
   const path = cacheFilePath(cache, key);
   const entry = cacheEntryFrom(response, source, cache.now(), key.profile);
-  await withFileLock(path, () => writeEntry(path, entry));
+  if (cache.store === 'keyring') entry.token_store = 'keyring';
+  // `--token-store none` keeps nothing, and no older login of the same key either.
+  if (cache.store === 'none') await forgetTokens(cache, key);
+  else await withFileLock(path, () => writeEntry(path, entry));
   return entry;
 }
 
+/** Writes an entry: all of it to the file, or (token_store keyring) its secrets to the keyring first and the rest to the file. */
 async function writeEntry(path: string, entry: CachedTokens): Promise<void> {
   await checkCacheDir(dirname(path));
-  await writeFileAtomic(path, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
+  let kept: object = entry;
+  if (entry.token_store === 'keyring') {
+    const { metadata, secrets } = splitSecrets(entry);
+    await saveSecrets(path, secrets);
+    kept = metadata;
+  }
+  await writeFileAtomic(path, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
 }
 
 /**
@@ -241,6 +267,8 @@ async function checkCacheDir(dir: string): Promise<void> {
 export async function forgetTokens(cache: TokenCache, key: TokenCacheKey): Promise<boolean> {
   const path = cacheFilePath(cache, key);
   return withFileLock(path, async () => {
+    const text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES).catch(() => undefined);
+    if (text !== undefined && isKeyringMetadata(parseJson(text))) await deleteSecrets(path);
     try {
       await fs.rm(path);
       return true;
@@ -248,6 +276,22 @@ export async function forgetTokens(cache: TokenCache, key: TokenCacheKey): Promi
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
     }
+  });
+}
+
+/**
+ * Forgets the access token a server refused (a git credential helper's `erase` after a 401), so that
+ * the next use refreshes; the refresh token stays. Only when it is still the cached one: another run
+ * may have replaced it already. True when it was forgotten.
+ */
+export async function forgetAccessToken(cache: TokenCache, key: TokenCacheKey, accessToken: string): Promise<boolean> {
+  const path = cacheFilePath(cache, key);
+  return withFileLock(path, async () => {
+    const entry = await readEntry(path);
+    if (!entry || entry.access_token !== accessToken) return false;
+    // Long expired: tokenState() takes 0 or less as "no expiry".
+    await writeEntry(path, { ...entry, expires_at: 1 });
+    return true;
   });
 }
 
@@ -280,6 +324,9 @@ export function tokenState(entry: CachedTokens, nowMs: number, skewSeconds = DEF
   return nowMs / 1000 < entry.expires_at - skewSeconds ? 'valid' : 'expired';
 }
 
+/** No token can be had without a new login: nothing cached, no refresh token, or the refresh was refused. */
+export class LoginNeededError extends FlowError {}
+
 /** A refresher's failure when the server could not be asked at all (no connection, a timeout): no new login needed. */
 export class ServerUnreachableError extends FlowError {}
 
@@ -294,6 +341,8 @@ export interface ValidTokenOptions {
   /** For an entry of the client credentials grant, which has no refresh token. */
   requestAgain?: RequestTokensAgain;
   skewSeconds?: number;
+  /** Called once when another run holds the refresh lock (with its pid): a waiter says what it waits for. */
+  onWait?: (holderPid: number | undefined) => void;
 }
 
 export interface ValidToken {
@@ -337,34 +386,41 @@ export async function refreshCachedNow(cache: TokenCache, key: TokenCacheKey, op
 
 async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions, stillGood: (entry: CachedTokens) => boolean): Promise<ValidToken> {
   const path = cacheFilePath(cache, key);
-  return withFileLock(path, async () => {
-    // Read again under the lock: another run may have refreshed while this one waited.
-    const entry = await readEntry(path);
-    if (!entry) throw notLoggedIn(key);
-    if (stillGood(entry)) return { accessToken: entry.access_token, entry, refreshed: false };
-    const refreshToken = entry.refresh_token;
-    const renew = renewalOf(entry, options);
-    if (renew === undefined) {
-      throw new FlowError(`the cached access token for ${describeKey(key)} has expired and there is no refresh token`, loginHint(key));
-    }
-    let response: TokenResponseFields;
-    try {
-      response = await renew();
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      // Only a refused refresh needs a new login; a server that did not answer may take it later.
-      const hint = err instanceof ServerUnreachableError ? `the tokens are still cached; ${err.hint ?? 'try again when the server is reachable'}` : loginHint(key);
-      throw new FlowError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, hint);
-    }
-    const next = cacheEntryFrom(response, entrySource(entry), cache.now(), entry.profile);
-    // RFC 6749 section 6: the server may keep the refresh token (and scope); keep what it did not replace.
-    if (next.refresh_token === undefined && refreshToken !== undefined) next.refresh_token = refreshToken;
-    if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
-    if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
-    await writeEntry(path, next);
-    return { accessToken: next.access_token, entry: next, refreshed: true, response };
-  });
+  const lockOptions = options.onWait ? { onWait: options.onWait } : {};
+  return withFileLock(
+    path,
+    async () => {
+      // Read again under the lock: another run may have refreshed while this one waited.
+      const entry = await readEntry(path);
+      if (!entry) throw notLoggedIn(key);
+      if (stillGood(entry)) return { accessToken: entry.access_token, entry, refreshed: false };
+      const refreshToken = entry.refresh_token;
+      const renew = renewalOf(entry, options);
+      if (renew === undefined) {
+        throw new LoginNeededError(`the cached access token for ${describeKey(key)} has expired and there is no refresh token`, loginHint(key));
+      }
+      let response: TokenResponseFields;
+      try {
+        response = await renew();
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        // Only a refused refresh needs a new login; a server that did not answer may take it later.
+        const hint = err instanceof ServerUnreachableError ? `the tokens are still cached; ${err.hint ?? 'try again when the server is reachable'}` : loginHint(key);
+        if (err instanceof ServerUnreachableError) throw new FlowError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, hint);
+        throw new LoginNeededError(`refreshing the cached token for ${describeKey(key)} failed: ${message}`, hint);
+      }
+      const next = cacheEntryFrom(response, entrySource(entry), cache.now(), entry.profile);
+      // RFC 6749 section 6: the server may keep the refresh token (and scope); keep what it did not replace.
+      if (next.refresh_token === undefined && refreshToken !== undefined) next.refresh_token = refreshToken;
+      if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
+      if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
+      if (entry.token_store !== undefined) next.token_store = entry.token_store;
+      await writeEntry(path, next);
+      return { accessToken: next.access_token, entry: next, refreshed: true, response };
+    },
+    lockOptions,
+  );
 }
 
 /** How an expired entry gets a new access token: its refresh token, or (client credentials) a new request. */
@@ -393,5 +449,5 @@ function loginHint(key: TokenCacheKey): string {
 }
 
 function notLoggedIn(key: TokenCacheKey): FlowError {
-  return new FlowError(`no cached login for ${describeKey(key)}`, loginHint(key));
+  return new LoginNeededError(`no cached login for ${describeKey(key)}`, loginHint(key));
 }
