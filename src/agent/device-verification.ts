@@ -35,6 +35,7 @@ const NO_REDIRECT = 'http://oauthctl-device-flow.invalid/';
  */
 export async function completeVerification(verificationUrl: string, options: VerificationAgentOptions, ctx: VerificationContext): Promise<void> {
   const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
+  ctx.renderer.har?.addSecret(options.password);
   const origin = new URL(verificationUrl).origin;
   const walk = {
     redirectUri: NO_REDIRECT,
@@ -57,7 +58,7 @@ export async function completeVerification(verificationUrl: string, options: Ver
     }
   } else {
     ctx.renderer.step('Verification page (headless)');
-    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
+    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
     try {
       result = await navigate(verificationUrl, { ...walk, http, jar: new CookieJar(), signal: ctx.signal });
     } finally {

@@ -42,7 +42,7 @@ export interface AuthorizationCodeFlowResult {
  */
 export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<AuthorizationCodeFlowResult> {
   const { config, renderer } = options;
-  const receiver = await (options.receiveRedirect ?? listenOnRedirectUri)(config);
+  const receiver = await (options.receiveRedirect ?? ((c: FlowConfig) => startRedirectListener({ redirectUri: c.redirectUri, expectedState: c.state, har: renderer.har })))(config);
   try {
     const { prepareAuthorizationUrl } = await import('./pushed-authorization.js');
     const authorizationUrl = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
@@ -82,10 +82,6 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
   } finally {
     await receiver.close();
   }
-}
-
-async function listenOnRedirectUri(config: FlowConfig): Promise<RedirectReceiver> {
-  return startRedirectListener({ redirectUri: config.redirectUri, expectedState: config.state });
 }
 
 /** Runs the user agent and waits for the redirect, whichever fails first ends the wait; so does the timeout. */

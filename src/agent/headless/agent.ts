@@ -26,8 +26,9 @@ export interface HeadlessUserAgentOptions {
 export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): UserAgent {
   return async (ctx: UserAgentContext) => {
     const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
+    ctx.renderer.har?.addSecret(options.password);
     // The command has already warned about --insecure with its own client: no second warning.
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {

@@ -1,0 +1,113 @@
+import { requestParams, responseParams, type TraceEntry, type TraceFile } from './har-read.js';
+import type { Lifeline, SequenceDiagram, SequenceMessage } from './sequence-diagram.js';
+
+/** The request parameters worth a glance on an arrow; the rest is one click away. */
+const REQUEST_PARAMS = ['response_type', 'grant_type', 'scope', 'state', 'code_challenge_method', 'request_uri', 'error'];
+const RESPONSE_PARAMS = ['error', 'state', 'iss', 'token_type', 'scope', 'active'];
+
+const SERVER_STEPS = new Set([
+  'discovery',
+  'jwks',
+  'par',
+  'authorization',
+  'login',
+  'token',
+  'refresh',
+  'client-credentials',
+  'token-exchange',
+  'device-authorization',
+  'registration',
+  'introspection',
+  'revocation',
+  'userinfo',
+  'end-session',
+]);
+
+/** The exchanges drawn: a redirect the headless agent delivered is drawn once, as the listener saw it. */
+export function drawnEntries(file: TraceFile): { entry: TraceEntry; index: number }[] {
+  const seenByListener = new Set(file.entries.filter((e) => e.actor === 'listener').map((e) => `${e.method} ${e.url}`));
+  return file.entries
+    .map((entry, index) => ({ entry, index }))
+    .filter(({ entry }) => !(entry.actor === 'user-agent' && entry.step === 'callback' && seenByListener.has(`${entry.method} ${entry.url}`)));
+}
+
+/** Whether an exchange failed: no response, a status of 400 or more, or an OAuth `error` in the answer. */
+export function entryFailed(e: TraceEntry): boolean {
+  if (e.status === 0 || e.status >= 400) return true;
+  if (e.step === 'callback') return requestParams(e).has('error');
+  return responseParams(e).has('error');
+}
+
+/** A HAR's exchanges as a sequence diagram: one request arrow and one response arrow each. */
+export function traceDiagram(file: TraceFile): SequenceDiagram {
+  const lifelines: Lifeline[] = [];
+  const index = new Map<string, number>();
+  const lifeline = (role: string, host?: string): number => {
+    const key = `${role} ${host ?? ''}`;
+    let i = index.get(key);
+    if (i === undefined) {
+      i = lifelines.push({ role, host }) - 1;
+      index.set(key, i);
+    }
+    return i;
+  };
+  const drawn = drawnEntries(file);
+  // The user agent first, the client next, then the servers in the order they appear.
+  if (drawn.some(({ entry }) => entry.actor !== 'client')) lifeline('user agent');
+  lifeline('client');
+  const messages: SequenceMessage[] = [];
+  for (const { entry, index: i } of drawn) {
+    const url = parse(entry.url);
+    const host = url?.host;
+    const from = entry.actor === 'client' ? lifeline('client') : lifeline('user agent');
+    const to =
+      entry.actor === 'listener' || (entry.actor === 'user-agent' && entry.step === 'callback')
+        ? lifeline('client')
+        : SERVER_STEPS.has(entry.step)
+          ? lifeline('authorization server', host)
+          : lifeline('resource', host);
+    const ref = `x${i + 1}`;
+    const failed = entryFailed(entry);
+    const params = requestParams(entry);
+    messages.push({
+      from,
+      to,
+      label: `${entry.method} ${url ? url.pathname : entry.url}`,
+      params: REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`),
+      reply: false,
+      failed: false,
+      ref,
+      step: entry.step,
+    });
+    const answer = responseParams(entry);
+    const location = entry.responseHeaders.find((h) => h.name.toLowerCase() === 'location')?.value;
+    messages.push({
+      from: to,
+      to: from,
+      label: entry.status === 0 ? `no response${entry.error ? `: ${entry.error}` : ''}` : `${entry.status}${location ? ` -> ${shortUrl(location, entry.url)}` : ''}`,
+      params: RESPONSE_PARAMS.filter((p) => answer.has(p)).map((p) => `${p}=${answer.get(p)}`),
+      reply: true,
+      failed,
+      ref,
+      step: entry.step,
+    });
+  }
+  return { lifelines, messages };
+}
+
+function parse(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function shortUrl(location: string, base: string): string {
+  try {
+    const url = new URL(location, base);
+    return `${url.host}${url.pathname}`;
+  } catch {
+    return location;
+  }
+}
