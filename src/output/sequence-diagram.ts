@@ -40,6 +40,10 @@ export function describeMessage(d: SequenceDiagram, m: SequenceMessage, index: n
   return `${index + 1}. ${name(m.from)} to ${name(m.to)}: ${m.reply ? 'response ' : ''}${m.label}${params}${m.failed ? ', failed' : ''}`;
 }
 
+/** The request parameters worth a glance on an arrow (the rest is one click away), and the response's. */
+export const REQUEST_PARAMS: readonly string[] = ['response_type', 'grant_type', 'scope', 'state', 'code_challenge_method', 'request_uri', 'error'];
+export const RESPONSE_PARAMS: readonly string[] = ['error', 'state', 'iss', 'token_type', 'scope', 'active'];
+
 const MIN_WIDTH = 40;
 
 /**

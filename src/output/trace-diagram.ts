@@ -1,9 +1,5 @@
 import { requestParams, responseParams, type TraceEntry, type TraceFile } from './har-read.js';
-import type { Lifeline, SequenceDiagram, SequenceMessage } from './sequence-diagram.js';
-
-/** The request parameters worth a glance on an arrow; the rest is one click away. */
-const REQUEST_PARAMS = ['response_type', 'grant_type', 'scope', 'state', 'code_challenge_method', 'request_uri', 'error'];
-const RESPONSE_PARAMS = ['error', 'state', 'iss', 'token_type', 'scope', 'active'];
+import { REQUEST_PARAMS, RESPONSE_PARAMS, type Lifeline, type SequenceDiagram, type SequenceMessage } from './sequence-diagram.js';
 
 const SERVER_STEPS = new Set([
   'discovery',
