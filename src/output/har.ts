@@ -129,8 +129,8 @@ export function stepOf(exchange: Pick<RecordedExchange, 'actor' | 'method' | 'ur
   const path = url.pathname.toLowerCase();
   const query = url.searchParams;
   const form = isForm(exchange.requestHeaders) && exchange.requestBody !== undefined ? new URLSearchParams(exchange.requestBody) : new URLSearchParams();
+  if (query.has('response_type') || (query.has('request_uri') && query.has('client_id'))) return 'authorization';
   if (exchange.actor === 'user-agent') {
-    if (query.has('response_type') || (query.has('request_uri') && query.has('client_id'))) return 'authorization';
     if (query.has('code') || query.has('error') || form.has('code')) return 'callback';
     if (/logout|end_?session/.test(path)) return 'end-session';
     return 'login';
