@@ -41,10 +41,9 @@ export function checkTrace(file: TraceFile): TraceFinding[] {
         detail: 'the authorization request carries no state, so a forged redirect cannot be told from the real one (CSRF)',
       });
     }
-    const challenge = request.get('code_challenge');
-    if (challenge === null) {
+    if (!request.get('code_challenge')) {
       findings.push({ id: 'no-pkce', rfc: 'RFC 7636 section 4.3; RFC 9700 section 2.1.1', exchange: n, detail: 'the authorization request sends no code_challenge: a stolen code can be redeemed' });
-    } else if ((request.get('code_challenge_method') ?? 'plain') === 'plain') {
+    } else if ((request.get('code_challenge_method') || 'plain') === 'plain') {
       findings.push({
         id: 'pkce-plain',
         rfc: 'RFC 7636 section 4.2; RFC 9700 section 2.1.1',
