@@ -19,7 +19,7 @@ details.exchange.failed{border-color:var(--err)}summary{cursor:pointer;font-weig
 .exchange-body:target{outline:2px solid var(--accent);outline-offset:4px}
 table{border-collapse:collapse;width:100%;font-size:.875rem}th,td{text-align:left;vertical-align:top;padding:.15rem .5rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
 th{width:14rem;font-weight:600}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8125rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem;max-height:40rem;overflow:auto}
-code{overflow-wrap:anywhere}
+code{overflow-wrap:anywhere}a{color:var(--accent)}
 @media print{body{background:#fff;color:#000}.diagram{overflow:visible;border:0}.seq{max-width:100%;height:auto}details.exchange{break-inside:avoid}details::details-content{content-visibility:visible;display:block}pre{max-height:none}a{color:inherit;text-decoration:none}}`;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
