@@ -71,21 +71,15 @@ function redactPairs(pairs: readonly HarNameValue[], secrets: Set<string>): HarN
   return pairs.map((p) => (TRACE_SECRET_PARAMS.has(p.name) ? { ...p, value: keep(secrets, p.value) } : p));
 }
 
-function redactParams(params: URLSearchParams, secrets: Set<string>): boolean {
-  let changed = false;
-  for (const name of [...new Set(params.keys())]) {
-    if (!TRACE_SECRET_PARAMS.has(name)) continue;
-    const values = params.getAll(name);
-    params.delete(name);
-    for (const v of values) params.append(name, keep(secrets, v));
-    changed = true;
-  }
-  return changed;
+/** The parameters with their secret values redacted, in their order; undefined when none was secret. */
+function redactParams(params: URLSearchParams, secrets: Set<string>): string | undefined {
+  const pairs = [...params];
+  if (!pairs.some(([name]) => TRACE_SECRET_PARAMS.has(name))) return undefined;
+  return new URLSearchParams(pairs.map(([name, value]) => [name, TRACE_SECRET_PARAMS.has(name) ? keep(secrets, value) : value])).toString();
 }
 
 function redactFormText(text: string, secrets: Set<string>): string {
-  const params = new URLSearchParams(text);
-  return redactParams(params, secrets) ? params.toString() : text;
+  return redactParams(new URLSearchParams(text), secrets) ?? text;
 }
 
 /** A URL with its secret query and fragment parameters redacted (the fragment carries the implicit and fragment responses). */
@@ -97,12 +91,10 @@ function redactUrl(value: string, secrets: Set<string>): string {
   } catch {
     return value;
   }
-  const query = new URLSearchParams(url.search);
-  if (redactParams(query, secrets)) url.search = query.toString();
-  if (url.hash.length > 1) {
-    const fragment = new URLSearchParams(url.hash.slice(1));
-    if (redactParams(fragment, secrets)) url.hash = fragment.toString();
-  }
+  const query = redactParams(url.searchParams, secrets);
+  if (query !== undefined) url.search = query;
+  const fragment = url.hash.length > 1 ? redactParams(new URLSearchParams(url.hash.slice(1)), secrets) : undefined;
+  if (fragment !== undefined) url.hash = fragment;
   return url.href;
 }
 

@@ -239,3 +239,14 @@ describe('hostile and broken files', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 30_000);
 });
+
+describe('a file too large to be a trace', () => {
+  it('is refused before it is read: one line, exit 2', async () => {
+    const { truncateSync } = await import('node:fs');
+    const path = file('huge.har', '');
+    truncateSync(path, 65 * 1024 * 1024);
+    const r = await runCli(['trace', path], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^oauthctl: error: .*huge\.har is 68157440 bytes, more than the 67108864/);
+  });
+});
