@@ -1,6 +1,6 @@
 import { FlowError } from '../errors.js';
 import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
-import type { HarActor } from '../output/har.js';
+import { harClock, type HarActor } from '../output/har.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
 import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
@@ -77,12 +77,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
     traceRequest(renderer, method, url, headers, req.body);
     const started = Date.now();
+    const startedAt = harClock();
     const deadline = new RequestDeadline(timeoutMs, req.signal);
     const record = (status: number, responseHeaders: Record<string, string>, body: string, error?: string) =>
       renderer?.har?.record({
         actor: options.actor ?? 'client',
-        startedAt: started,
-        durationMs: Date.now() - started,
+        startedAt,
+        durationMs: harClock() - startedAt,
         method,
         url,
         requestHeaders: Object.entries(headers).flatMap(([n, v]) => (Array.isArray(v) ? v : [v]).map((value): [string, string] => [n, value])),

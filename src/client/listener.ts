@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
-import type { HarRecorder } from '../output/har.js';
+import { harClock, type HarRecorder } from '../output/har.js';
 import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
 
 /** What the first redirect carried and how: query string, URL fragment (posted back by a page) or form_post body. */
@@ -104,7 +104,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const startedAt = Date.now();
+    const startedAt = harClock();
     const requestUrl = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     // Refuse other host names (DNS rebinding) and other paths (favicon, probes): they never end the flow.
     if (!isLoopbackHostHeader(req.headers.host) || requestUrl.pathname !== path || captured) {
@@ -164,7 +164,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     options.har?.record({
       actor: 'listener',
       startedAt,
-      durationMs: Date.now() - startedAt,
+      durationMs: harClock() - startedAt,
       method: req.method ?? 'GET',
       url: capture.url,
       requestHeaders: pairs(req.rawHeaders),

@@ -75,7 +75,7 @@ function redactPairs(pairs: readonly HarNameValue[], secrets: Set<string>): HarN
 function redactParams(params: URLSearchParams, secrets: Set<string>): string | undefined {
   const pairs = [...params];
   if (!pairs.some(([name]) => TRACE_SECRET_PARAMS.has(name))) return undefined;
-  return new URLSearchParams(pairs.map(([name, value]) => [name, TRACE_SECRET_PARAMS.has(name) ? keep(secrets, value) : value])).toString();
+  return new URLSearchParams(pairs.map(([name, value]): [string, string] => [name, TRACE_SECRET_PARAMS.has(name) ? keep(secrets, value) : value])).toString();
 }
 
 function redactFormText(text: string, secrets: Set<string>): string {

@@ -23,6 +23,11 @@ export interface RecordedExchange {
   error?: string | undefined;
 }
 
+/** Now, in milliseconds since the epoch with a fraction: two exchanges that start in the same millisecond keep their order. */
+export function harClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 export class HarRecorder {
   readonly exchanges: RecordedExchange[] = [];
   /** Values to scrub wherever they appear, whatever their field is called (a login form's password). */

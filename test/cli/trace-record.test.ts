@@ -5,20 +5,23 @@ import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
-import harSchemas from 'har-schema';
+import AjvModule from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { FAKE_BROWSER } from '../helpers/cli.js';
 import { runCli } from '../daily/helpers/io.js';
 
 const require = createRequire(import.meta.url);
+// CommonJS packages with a default export, read through ESM: the class and the plugin are `.default`.
+const Ajv = AjvModule.default;
+const addFormats = addFormatsModule.default;
+const harSchemas = require('har-schema') as Record<string, object>;
 const ajv = new Ajv({ strict: false, allErrors: true });
 ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as object);
 addFormats(ajv);
-for (const [name, schema] of Object.entries(harSchemas as Record<string, object>)) if (name !== 'har') ajv.addSchema(schema);
-const validateHar = ajv.compile((harSchemas as Record<string, object>).har!);
+for (const [name, schema] of Object.entries(harSchemas)) if (name !== 'har') ajv.addSchema(schema);
+const validateHar = ajv.compile(harSchemas.har!);
 
 interface Har {
   log: { entries: { request: { method: string; url: string }; response: { status: number }; _oauthctl: { actor: string; step: string } }[] };

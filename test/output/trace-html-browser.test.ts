@@ -99,9 +99,9 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
     const token = tab.getByRole('link', { name: /client to authorization server: POST \/token \(grant_type=authorization_code\)/ });
     const ref = (await token.getAttribute('href'))!.slice(1);
     const details = tab.locator(`details:has(#${ref})`);
-    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await details.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(false);
     await token.click();
-    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await details.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(true);
     expect(tab.url()).toMatch(new RegExp(`#${ref}$`));
     const body = await tab.locator(`#${ref}`).textContent();
     expect(body).toContain('grant_type');
