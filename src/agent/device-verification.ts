@@ -35,7 +35,6 @@ const NO_REDIRECT = 'http://oauthctl-device-flow.invalid/';
  */
 export async function completeVerification(verificationUrl: string, options: VerificationAgentOptions, ctx: VerificationContext): Promise<void> {
   const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
-  ctx.renderer.har?.addSecret(options.password);
   const origin = new URL(verificationUrl).origin;
   const walk = {
     redirectUri: NO_REDIRECT,

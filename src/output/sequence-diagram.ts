@@ -92,10 +92,8 @@ export function renderSequenceText(d: SequenceDiagram, width: number, paint: (te
     if (room >= 3) {
       const shown = fit(` ${label} `, room);
       put(row, lo + 2 + Math.max(0, Math.floor((room - [...shown].length) / 2)), shown, room);
-      lines.push(paint(row.join('').trimEnd(), m.failed));
-    } else {
-      lines.push(paint(row.join('').trimEnd(), m.failed));
     }
+    lines.push(paint(row.join('').trimEnd(), m.failed));
     if (m.params.length > 0) {
       const row2 = blank();
       const text = escapeLogValue(m.params.join(' '));

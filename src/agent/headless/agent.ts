@@ -26,7 +26,6 @@ export interface HeadlessUserAgentOptions {
 export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): UserAgent {
   return async (ctx: UserAgentContext) => {
     const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
-    ctx.renderer.har?.addSecret(options.password);
     // The command has already warned about --insecure with its own client: no second warning.
     const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
     try {
@@ -68,6 +67,8 @@ async function deliverRedirect(http: HttpClient, result: NavigationResult, ctx: 
  * `password`, but a login form may call its field anything (`pwd`, `j_password`, `credential`).
  */
 export function scrubbingRenderer(renderer: Renderer, secrets: readonly string[]): Renderer {
+  // --trace scrubs them from its file too.
+  for (const s of secrets) renderer.har?.addSecret(s);
   if (renderer.showSecrets) return renderer;
   const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [...new Set([s, encodeURIComponent(s), formUrlEncode(s)])]);
   forms.sort((a, b) => b.length - a.length);
