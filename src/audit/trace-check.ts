@@ -28,8 +28,10 @@ export function checkTrace(file: TraceFile): TraceFinding[] {
   const issRequired = issuerMetadata?.get('authorization_response_iss_parameter_supported') === 'true';
   const issuer = issuerMetadata?.get('issuer');
 
+  // The authorization requests: as the client sent the user agent off with them when it says so, else as a user agent sent them.
+  const handoffs = all.some(({ e }) => e.handoff);
   for (const [i, { e, n }] of all.entries()) {
-    if (e.step !== 'authorization' || e.actor === 'client') continue;
+    if (e.step !== 'authorization' || (handoffs ? !e.handoff : e.actor === 'client')) continue;
     const request = authorizationParams(e, all.slice(0, i));
     if (!/\bcode\b/.test(request.get('response_type') ?? '')) continue;
     const state = request.get('state');

@@ -20,6 +20,8 @@ export interface TraceEntry {
   responseBody: string;
   responseMimeType: string;
   error?: string | undefined;
+  /** The client sending the user agent to the authorization endpoint (no response of its own). */
+  handoff: boolean;
 }
 
 export interface TraceFile {
@@ -107,6 +109,7 @@ function entryOf(raw: unknown, i: number): TraceEntry {
     responseHeaders: pairs(response.headers),
     responseBody: text(content?.text, MAX_TEXT),
     responseMimeType: text(content?.mimeType, 256),
+    handoff: ours.handoff === true,
     ...(error ? { error } : {}),
   };
 }

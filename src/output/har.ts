@@ -21,6 +21,11 @@ export interface RecordedExchange {
   responseHeaders: [string, string][];
   responseBody: string;
   error?: string | undefined;
+  /**
+   * The client sending the user agent to the authorization endpoint (RFC 6749 section 4.1, step A):
+   * the request as the client made it; the answer goes to the browser, which oauthctl sees only with --headless.
+   */
+  handoff?: boolean | undefined;
 }
 
 /** Now, in milliseconds since the epoch with a fraction: two exchanges that start in the same millisecond keep their order. */
@@ -66,6 +71,7 @@ export interface HarOauthctlFields {
   actor: HarActor;
   step: FlowStep;
   error?: string;
+  handoff?: true;
 }
 
 export interface HarNameValue {
@@ -203,7 +209,7 @@ function toEntry(x: RecordedExchange): HarEntry {
     },
     cache: {},
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: x.durationMs, receive: 0 },
-    _oauthctl: { actor: x.actor, step: stepOf(x), ...(x.error !== undefined ? { error: x.error } : {}) },
+    _oauthctl: { actor: x.actor, step: stepOf(x), ...(x.error !== undefined ? { error: x.error } : {}), ...(x.handoff ? { handoff: true as const } : {}) },
   };
 }
 

@@ -29,6 +29,7 @@ export function drawnEntries(file: TraceFile): { entry: TraceEntry; index: numbe
 
 /** Whether an exchange failed: no response, a status of 400 or more, or an OAuth `error` in the answer. */
 export function entryFailed(e: TraceEntry): boolean {
+  if (e.handoff) return false;
   if (e.status === 0 || e.status >= 400) return true;
   if (e.step === 'callback') return requestParams(e).has('error');
   return responseParams(e).has('error');
@@ -49,12 +50,20 @@ export function traceDiagram(file: TraceFile): SequenceDiagram {
   };
   const drawn = drawnEntries(file);
   // The user agent first, the client next, then the servers in the order they appear.
-  if (drawn.some(({ entry }) => entry.actor !== 'client')) lifeline('user agent');
+  if (drawn.some(({ entry }) => entry.actor !== 'client' || entry.handoff)) lifeline('user agent');
   lifeline('client');
   const messages: SequenceMessage[] = [];
   for (const { entry, index: i } of drawn) {
     const url = parse(entry.url);
     const host = url?.host;
+    const ref = `x${i + 1}`;
+    const params = requestParams(entry);
+    const shown = REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`);
+    if (entry.handoff) {
+      // RFC 6749 section 4.1 (A): the client sends the user agent to the authorization endpoint.
+      messages.push({ from: lifeline('client'), to: lifeline('user agent'), label: `send to ${url ? url.pathname : entry.url}`, params: shown, reply: false, failed: false, ref, step: entry.step });
+      continue;
+    }
     const from = entry.actor === 'client' ? lifeline('client') : lifeline('user agent');
     const to =
       entry.actor === 'listener' || (entry.actor === 'user-agent' && entry.step === 'callback')
@@ -62,14 +71,12 @@ export function traceDiagram(file: TraceFile): SequenceDiagram {
         : SERVER_STEPS.has(entry.step)
           ? lifeline('authorization server', host)
           : lifeline('resource', host);
-    const ref = `x${i + 1}`;
     const failed = entryFailed(entry);
-    const params = requestParams(entry);
     messages.push({
       from,
       to,
       label: `${entry.method} ${url ? url.pathname : entry.url}`,
-      params: REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`),
+      params: shown,
       reply: false,
       failed: false,
       ref,

@@ -76,7 +76,7 @@ function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram)
   const title = at >= 0 ? describeMessage(diagram, diagram.messages[at]!, at).replace(/^\d+\. /, '') : `${e.method} ${e.url}`;
   const failed = entryFailed(e);
   return `<details class="exchange${failed ? ' failed' : ''}"${failed ? ' open' : ''}>
-<summary>${index + 1}. ${failed ? '✗ ' : ''}${escapeMarkup(title)}, ${e.status === 0 ? 'no response' : e.status} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
+<summary>${index + 1}. ${failed ? '✗ ' : ''}${escapeMarkup(title)}${e.handoff ? '' : `, ${e.status === 0 ? 'no response' : e.status}`} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
 <div class="exchange-body" id="${ref}">
 <h3>Request</h3>
 <p><code>${escapeMarkup(e.method)} ${escapeMarkup(e.url)}</code></p>
@@ -87,7 +87,7 @@ ${table(
 ${paramsTable(e)}
 ${e.requestBody !== undefined ? body('Request body', e.requestBody) : ''}
 <h3>Response</h3>
-<p>${e.status === 0 ? `No response: ${escapeMarkup(e.error ?? '')}` : `HTTP ${e.status}`}</p>
+<p>${e.handoff ? 'Sent to the user agent: the answer went to the browser.' : e.status === 0 ? `No response: ${escapeMarkup(e.error ?? '')}` : `HTTP ${e.status}`}</p>
 ${table(
   'Response headers',
   e.responseHeaders.map((h) => [h.name, h.value]),

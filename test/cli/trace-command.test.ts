@@ -119,7 +119,7 @@ describe('oauthctl trace FILE', () => {
     expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(width);
     expect(r.stdout).toMatch(/─+.*▶/);
     expect(r.stdout).toContain('state=');
-    expect(lines.filter((l) => /[▶◀]/.test(l))).toHaveLength(2 * 9 - 2);
+    expect(lines.filter((l) => /[▶◀]/.test(l))).toHaveLength(2 * 8 + 1);
   });
 
   it('escapes every text of the file: no control character reaches the terminal', async () => {
@@ -185,6 +185,16 @@ describe('oauthctl trace FILE --check', () => {
     const r = await check(JSON.stringify(noIss));
     expect(r.code).toBe(1);
     expect(r.ids).toEqual(['iss-missing RFC 9207 section 2.4']);
+  });
+
+  it('through the system browser: the request the client sent the browser off with is the one checked', async () => {
+    const doc = JSON.parse(flow({ callback: { state: 'forged' } })) as { log: { entries: { _oauthctl: unknown; response: { status: number } }[] } };
+    doc.log.entries[1]!._oauthctl = { actor: 'client', step: 'authorization', handoff: true };
+    doc.log.entries[1]!.response.status = 0;
+    const r = await check(JSON.stringify(doc));
+    expect(r.ids).toEqual(['state-mismatch RFC 6749 section 10.12 (and 4.1.2)']);
+    const text = await runCli(['trace', join(dir, 'x.har')], { ...env, COLUMNS: '120' });
+    expect(text.stdout).toMatch(/│◀─+ send to \/authorize ─+│/);
   });
 
   it('text output: one line a finding, escaped', async () => {

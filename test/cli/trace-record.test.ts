@@ -113,6 +113,7 @@ describe('--trace FILE records every exchange as HAR 1.2', () => {
     tokens = JSON.parse(r.stdout) as Record<string, string>;
     expect(steps(r.har)).toEqual([
       'client discovery',
+      'client authorization',
       'user-agent authorization',
       'user-agent login',
       'user-agent login',
@@ -132,7 +133,10 @@ describe('--trace FILE records every exchange as HAR 1.2', () => {
     try {
       const r = await traced('login-browser', ['login', '--auth-url', auto.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--json'], { BROWSER: FAKE_BROWSER });
       expect(r.code, r.stderr).toBe(0);
-      expect(steps(r.har)).toEqual(['listener callback', 'client token']);
+      expect(steps(r.har)).toEqual(['client authorization', 'listener callback', 'client token']);
+      // The authorization request as the client sent the browser off with it: what --check reads.
+      const check = await runCli(['trace', r.file, '--check', '--json'], env);
+      expect(check.code, check.stdout).toBe(0);
     } finally {
       await auto.close();
     }
