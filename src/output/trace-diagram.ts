@@ -53,13 +53,16 @@ export function traceDiagram(file: TraceFile): SequenceDiagram {
   if (drawn.some(({ entry }) => entry.actor !== 'client' || entry.handoff)) lifeline('user agent');
   lifeline('client');
   const messages: SequenceMessage[] = [];
+  const handedOff = new Set<string>();
   for (const { entry, index: i } of drawn) {
     const url = parse(entry.url);
     const host = url?.host;
     const ref = `x${i + 1}`;
     const params = requestParams(entry);
-    const shown = REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`);
+    // The user agent's request to a URL the client just sent it to: its parameters were shown on that arrow.
+    const shown = handedOff.has(entry.url) && entry.actor === 'user-agent' ? [] : REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`);
     if (entry.handoff) {
+      handedOff.add(entry.url);
       // RFC 6749 section 4.1 (A): the client sends the user agent to the authorization endpoint.
       messages.push({ from: lifeline('client'), to: lifeline('user agent'), label: `send to ${url ? url.pathname : entry.url}`, params: shown, reply: false, failed: false, ref, step: entry.step });
       continue;
