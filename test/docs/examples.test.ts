@@ -34,6 +34,7 @@ const CANNOT_RUN: { pattern: RegExp; reason: string; workflow?: boolean }[] = [
 const help = (args: string[]) => execFileSync(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
 const blocks: ExampleBlock[] = [
   ...extractReadmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  ...extractReadmeBlocks(readFileSync(join(ROOT, 'docs', 'trace.md'), 'utf8')).map((b) => ({ ...b, source: b.source.replace('README.md', 'docs/trace.md') })),
   ...extractHelpExamples('oauthctl --help', help([])),
   ...Object.keys({ ...COMMANDS, completion: null }).map((name) => extractHelpExamples(`oauthctl ${name} --help`, help([name]))[0]).filter((b): b is ExampleBlock => b !== undefined),
 ];
