@@ -1,6 +1,9 @@
 import { requestParams, responseParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { REQUEST_PARAMS, RESPONSE_PARAMS, type Lifeline, type SequenceDiagram, type SequenceMessage } from './sequence-diagram.js';
 
+const MAX_LIFELINES = 8;
+const OTHERS = 'other servers';
+
 const SERVER_STEPS = new Set([
   'discovery',
   'jwks',
@@ -42,6 +45,8 @@ export function traceDiagram(file: TraceFile): SequenceDiagram {
   const lifeline = (role: string, host?: string): number => {
     const key = `${role} ${host ?? ''}`;
     let i = index.get(key);
+    // A file that names many servers (or a hostile one) still draws in a readable width.
+    if (i === undefined && lifelines.length >= MAX_LIFELINES - 1 && role !== OTHERS) return lifeline(OTHERS);
     if (i === undefined) {
       i = lifelines.push({ role, host }) - 1;
       index.set(key, i);

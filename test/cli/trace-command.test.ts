@@ -234,6 +234,16 @@ describe('hostile and broken files', () => {
     expect(html.stderr).not.toMatch(/\n\s+at |Maximum call stack/);
   });
 
+  it('a file naming a hundred servers: at most 8 lifelines, the rest drawn as one', async () => {
+    const doc = JSON.parse(flow({ extra: Array.from({ length: 100 }, (_, i) => ({ url: `https://api${i}.example/x` })) })) as unknown;
+    const r = await runCli(['trace', file('hosts.har', JSON.stringify(doc)), '--json'], env);
+    const { lifelines } = JSON.parse(r.stdout) as { lifelines: { role: string }[] };
+    expect(lifelines).toHaveLength(8);
+    expect(lifelines.at(-1)!.role).toBe('other servers');
+    const text = await runCli(['trace', join(dir, 'hosts.har')], { ...env, COLUMNS: '80' });
+    expect(Math.max(...text.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+  });
+
   it('many entries and huge fields: read with limits, drawn, checked', async () => {
     const doc = JSON.parse(flow()) as { log: { entries: unknown[] } };
     const one = doc.log.entries[0];
