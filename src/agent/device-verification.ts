@@ -57,7 +57,7 @@ export async function completeVerification(verificationUrl: string, options: Ver
     }
   } else {
     ctx.renderer.step('Verification page (headless)');
-    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
+    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
     try {
       result = await navigate(verificationUrl, { ...walk, http, jar: new CookieJar(), signal: ctx.signal });
     } finally {

@@ -37,6 +37,7 @@ export const SUMMARIES = {
   userinfo: "show the user's claims from the userinfo endpoint (OpenID Connect Core 5.3)",
   revoke: 'revoke a token at the server (RFC 7009)',
   audit: "probe an authorization server's security properties through headless logins (CI)",
+  trace: 'show a flow recorded with --trace as a sequence diagram (text or HTML); --check lists what looks wrong',
 } as const;
 
 export type CommandName = keyof typeof SUMMARIES;

@@ -25,6 +25,7 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   userinfo: () => import('./userinfo.js'),
   revoke: () => import('./revoke.js'),
   audit: () => import('./audit.js'),
+  trace: () => import('./trace.js'),
 };
 
 export const COMMANDS = commandTable((name) => MODULES[name]());

@@ -41,7 +41,7 @@ const KNOWN_VALUES: Readonly<Record<string, string[]>> = {
   '--token-store': ['file', 'keyring', 'none'],
   '-X': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
 };
-const FILE_OPTIONS = /^--(config|junit|save|from|browser-path|key-file|ca-file|output)$/;
+const FILE_OPTIONS = /^--(config|junit|save|from|browser-path|key-file|ca-file|output|html)$/;
 /** An option whose value is named `<FILE>` or `<PATH>` in its flags (--signing-key <FILE>, --tls-cert <FILE>, ...) completes file names too. */
 const FILE_PLACEHOLDER = /<(FILE|PATH)>/;
 

@@ -7,8 +7,11 @@ export interface HttpTimeoutOption {
   httpTimeout?: number | undefined;
 }
 
+/** Also `--trace FILE` (main.ts records and writes it): every command that makes HTTP requests takes both. */
 export function addHttpTimeoutOption(cmd: Command): Command {
-  return cmd.option('--http-timeout <SECONDS>', `the longest any one HTTP request may take, connect to last byte (default ${DEFAULT_HTTP_TIMEOUT_SECONDS})`, parseInteger('--http-timeout', 1, 3600));
+  return cmd
+    .option('--http-timeout <SECONDS>', `the longest any one HTTP request may take, connect to last byte (default ${DEFAULT_HTTP_TIMEOUT_SECONDS})`, parseInteger('--http-timeout', 1, 3600))
+    .option('--trace <FILE>', 'write every HTTP exchange to FILE as HAR 1.2 (0600, also when the command fails; secrets redacted unless --show-secrets); read it with `oauthctl trace FILE`');
 }
 
 /** The option in milliseconds for createHttpClient; undefined leaves the default. */

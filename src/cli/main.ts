@@ -3,6 +3,7 @@ import { CliError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
+import type { TraceSession } from './trace-file.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
 const COMMANDS: Record<string, Entry> = {
@@ -67,16 +68,26 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   // one line of a failure still goes to the real stderr (reportError).
   const commandIO: IO = withIO(io);
   const program = await buildProgram(argv, commandIO);
-  program.hook('preAction', (_program, action) => {
+  let trace: TraceSession | undefined;
+  program.hook('preAction', async (_program, action) => {
     if (shareQuiet(program, action)) commandIO.stderr = discardingStream();
+    if (action.opts<{ trace?: unknown }>().trace !== undefined) trace = (await import('./trace-file.js')).startTrace(action, commandIO, VERSION);
   });
   // Commands set process-independent exit codes through this slot.
+  let code: number;
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return exitCodeOf(program);
+    code = exitCodeOf(program);
   } catch (err) {
-    return reportError(err, io, argv);
+    code = reportError(err, io, argv);
   }
+  // --trace: written however the command ended (a failed flow is when it helps most).
+  return trace
+    ? trace.save().then(
+        () => code,
+        (err: unknown) => Math.max(code, reportError(err, io, argv)),
+      )
+    : code;
 }
 
 /**

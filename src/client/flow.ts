@@ -2,6 +2,7 @@ import { CliError, FlowError } from '../errors.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import type { TokenResponse } from '../oauth/token-request.js';
+import { harClock } from '../output/har.js';
 import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
@@ -42,7 +43,7 @@ export interface AuthorizationCodeFlowResult {
  */
 export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<AuthorizationCodeFlowResult> {
   const { config, renderer } = options;
-  const receiver = await (options.receiveRedirect ?? listenOnRedirectUri)(config);
+  const receiver = await (options.receiveRedirect ?? ((c: FlowConfig) => startRedirectListener({ redirectUri: c.redirectUri, expectedState: c.state, har: renderer.har })))(config);
   try {
     const { prepareAuthorizationUrl } = await import('./pushed-authorization.js');
     const authorizationUrl = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
@@ -52,6 +53,19 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     if (config.dpop) renderer.info(`DPoP key thumbprint (dpop_jkt): ${config.dpop.key.jkt}`);
     for (const [name, value] of new URL(authorizationUrl).searchParams) renderer.info(`  ${name}=${value}`);
     if (config.pkce) renderer.info(`code_verifier (kept for the token request): ${redactParams({ code_verifier: config.pkce.codeVerifier }, renderer.showSecrets).code_verifier}`);
+    // --trace: the request as the client sent the user agent off with it (the browser's own traffic is not oauthctl's to see).
+    renderer.har?.record({
+      actor: 'client',
+      handoff: true,
+      startedAt: harClock(),
+      durationMs: 0,
+      method: 'GET',
+      url: authorizationUrl,
+      requestHeaders: [],
+      status: 0,
+      responseHeaders: [],
+      responseBody: '',
+    });
 
     const capture = await waitForRedirect(options, receiver, authorizationUrl);
 
@@ -82,10 +96,6 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
   } finally {
     await receiver.close();
   }
-}
-
-async function listenOnRedirectUri(config: FlowConfig): Promise<RedirectReceiver> {
-  return startRedirectListener({ redirectUri: config.redirectUri, expectedState: config.state });
 }
 
 /** Runs the user agent and waits for the redirect, whichever fails first ends the wait; so does the timeout. */

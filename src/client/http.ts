@@ -1,5 +1,6 @@
 import { FlowError } from '../errors.js';
 import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
+import { harClock, type HarActor } from '../output/har.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
 import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
@@ -20,6 +21,8 @@ export interface HttpClientOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Mutual TLS (RFC 8705): the client certificate and its private key, PEM, presented when a server asks. */
   clientCertificate?: { cert: string; key: string } | undefined;
+  /** Who sends these requests, for --trace (the renderer's recorder): the client itself by default, or the user agent. */
+  actor?: HarActor | undefined;
 }
 
 export interface HttpRequestOptions {
@@ -77,16 +80,34 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
     traceRequest(renderer, method, url, headers, req.body);
     const started = Date.now();
+    const startedAt = harClock();
     const deadline = new RequestDeadline(timeoutMs, req.signal);
+    const record = (status: number, responseHeaders: Record<string, string>, body: string, error?: string) =>
+      renderer?.har?.record({
+        actor: options.actor ?? 'client',
+        startedAt,
+        durationMs: harClock() - startedAt,
+        method,
+        url,
+        requestHeaders: Object.entries(headers).flatMap(([n, v]) => (Array.isArray(v) ? v : [v]).map((value): [string, string] => [n, value])),
+        requestBody: req.body,
+        status,
+        responseHeaders: Object.entries(responseHeaders).flatMap(([n, v]) => (n === 'set-cookie' ? v.split('\n') : [v]).map((value): [string, string] => [n, value])),
+        responseBody: body,
+        error,
+      });
     let res;
     try {
       res = await (await transportOf()).send({ url, method, headers, body: req.body, signal: deadline.signal, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
-      throw deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
+      const failure = deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
+      record(0, {}, '', failure.message);
+      throw failure;
     } finally {
       deadline.clear();
     }
     const { status, headers: responseHeaders, body } = res;
+    record(status, responseHeaders, body);
     traceResponse(renderer, status, responseHeaders, body, Date.now() - started);
     return {
       url,

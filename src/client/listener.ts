@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
+import { harClock, type HarRecorder } from '../output/har.js';
 import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
 
 /** What the first redirect carried and how: query string, URL fragment (posted back by a page) or form_post body. */
@@ -33,6 +34,8 @@ export interface RedirectListenerOptions {
    * end a login.
    */
   acceptAnyParameters?: boolean | undefined;
+  /** With --trace: the redirect as the listener saw it (the only record of it with a system browser). */
+  har?: HarRecorder | undefined;
 }
 
 /** Where a redirect arrives: the listener, or D's paste reader for --manual. */
@@ -101,6 +104,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = harClock();
     const requestUrl = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     // Refuse other host names (DNS rebinding) and other paths (favicon, probes): they never end the flow.
     if (!isLoopbackHostHeader(req.headers.host) || requestUrl.pathname !== path || captured) {
@@ -110,7 +114,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     const redirectUrl = `${uri.protocol}//${req.headers.host}${req.url ?? '/'}`;
     if (req.method === 'GET') {
       if (requestUrl.search.length > 1) {
-        finish(res, captureOf('query', requestUrl.searchParams, redirectUrl, 'GET'));
+        finish(req, res, captureOf('query', requestUrl.searchParams, redirectUrl, 'GET'), startedAt);
         return;
       }
       // No query: the parameters may be in the fragment, which only the browser sees (response_mode=fragment).
@@ -131,25 +135,44 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
       }
       const params = new URLSearchParams(body);
       if (req.headers[FRAGMENT_HEADER] === '1') {
-        finish(res, captureOf('fragment', params, `${redirectUrl}#${body}`, 'GET'));
+        finish(req, res, captureOf('fragment', params, `${redirectUrl}#${body}`, 'GET'), startedAt);
       } else {
         // OAuth 2.0 Form Post Response Mode (response_mode=form_post).
-        finish(res, captureOf('form_post', params, redirectUrl, 'POST'));
+        finish(req, res, captureOf('form_post', params, redirectUrl, 'POST'), startedAt, body);
       }
       return;
     }
     res.writeHead(405, { allow: 'GET, POST', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
   }
 
-  function finish(res: ServerResponse, capture: RedirectCapture): void {
+  function finish(req: IncomingMessage, res: ServerResponse, capture: RedirectCapture, startedAt: number, body?: string): void {
     const p = capture.params;
     if (!options.acceptAnyParameters && p.code === undefined && p.error === undefined && p.state === undefined) {
       // A probe, not an authorization response (RFC 6749 section 4.1.2): the flow keeps waiting.
       res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Not an authorization response: no code, error or state\n');
+      recordRedirect(req, res, capture, startedAt, body, '');
       return;
     }
     res.once('finish', () => deliver(capture));
-    sendHtml(res, 200, redirectPage(outcomeOf(capture, options.expectedState)), undefined, true);
+    const page = redirectPage(outcomeOf(capture, options.expectedState));
+    sendHtml(res, 200, page, undefined, true);
+    recordRedirect(req, res, capture, startedAt, body, page);
+  }
+
+  function recordRedirect(req: IncomingMessage, res: ServerResponse, capture: RedirectCapture, startedAt: number, body: string | undefined, page: string): void {
+    const pairs = (flat: string[]): [string, string][] => flat.flatMap((v, i) => (i % 2 === 0 ? [[v.toLowerCase(), flat[i + 1] ?? ''] as [string, string]] : []));
+    options.har?.record({
+      actor: 'listener',
+      startedAt,
+      durationMs: harClock() - startedAt,
+      method: req.method ?? 'GET',
+      url: capture.url,
+      requestHeaders: pairs(req.rawHeaders),
+      requestBody: body,
+      status: res.statusCode,
+      responseHeaders: Object.entries(res.getHeaders()).map(([n, v]): [string, string] => [n, String(v)]),
+      responseBody: page,
+    });
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { Writable, type Readable } from 'node:stream';
+import type { HarRecorder } from './har.js';
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 export type InStream = Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
@@ -12,6 +13,8 @@ export interface IO {
   stderr: OutStream;
   stdin: InStream;
   env: NodeJS.ProcessEnv;
+  /** With --trace FILE: where every HTTP exchange of the command is recorded. */
+  har?: HarRecorder | undefined;
 }
 
 export function processIO(): IO {

@@ -2,6 +2,7 @@ import kleur from 'kleur';
 import type { IO } from './io.js';
 import { colorEnabled } from './io.js';
 import { escapeTerminal } from './escape.js';
+import type { HarRecorder } from './har.js';
 
 /** How a line is coloured (only where colour is allowed). */
 export type Style = 'bold' | 'red' | 'green' | 'yellow' | 'gray';
@@ -15,6 +16,8 @@ export interface Renderer {
   readonly color: boolean;
   readonly verbose: boolean;
   readonly showSecrets: boolean;
+  /** The command's --trace recorder (from its IO): HTTP clients made with this renderer record into it. */
+  readonly har?: HarRecorder | undefined;
   /** A step of the flow: `==> Authorization request`. */
   step(title: string): void;
   /** A detail line under a step, optionally coloured. */
@@ -52,6 +55,7 @@ export function createRenderer(io: IO, options: RenderOptions = {}): Renderer {
     color,
     verbose: options.verbose === true,
     showSecrets: options.showSecrets === true,
+    har: io.har,
     step: (title) => write(paint('step', `==> ${title}`)),
     info: (text, style) => write(`    ${style ? paint(style, text) : escapeTerminal(text)}`),
     line: (text, style) => write(style ? paint(style, text) : escapeTerminal(text)),

@@ -35,6 +35,7 @@ const help = (args: string[]) => execFileSync(process.execPath, [BIN, ...args, '
 const blocks: ExampleBlock[] = [
   ...extractReadmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
   ...extractReadmeBlocks(readFileSync(join(ROOT, 'docs', 'token-helpers.md'), 'utf8')).map((b) => ({ ...b, source: b.source.replace('README.md', 'docs/token-helpers.md') })),
+  ...extractReadmeBlocks(readFileSync(join(ROOT, 'docs', 'trace.md'), 'utf8')).map((b) => ({ ...b, source: b.source.replace('README.md', 'docs/trace.md') })),
   ...extractHelpExamples('oauthctl --help', help([])),
   ...Object.keys({ ...COMMANDS, completion: null }).map((name) => extractHelpExamples(`oauthctl ${name} --help`, help([name]))[0]).filter((b): b is ExampleBlock => b !== undefined),
 ];

@@ -27,7 +27,7 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
   return async (ctx: UserAgentContext) => {
     const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
     // The command has already warned about --insecure with its own client: no second warning.
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env });
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {
@@ -67,6 +67,8 @@ async function deliverRedirect(http: HttpClient, result: NavigationResult, ctx: 
  * `password`, but a login form may call its field anything (`pwd`, `j_password`, `credential`).
  */
 export function scrubbingRenderer(renderer: Renderer, secrets: readonly string[]): Renderer {
+  // --trace scrubs them from its file too.
+  for (const s of secrets) renderer.har?.addSecret(s);
   if (renderer.showSecrets) return renderer;
   const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [...new Set([s, encodeURIComponent(s), formUrlEncode(s)])]);
   forms.sort((a, b) => b.length - a.length);

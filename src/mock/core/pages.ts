@@ -138,4 +138,8 @@ caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid var(--muted)}
 .details{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:.9rem}
 a{color:var(--accent)}
+.diagram{overflow-x:auto;margin-top:.75rem}
+.seq{display:block;color:var(--fg)}.seq a{color:inherit}.seq a:hover .seq-msg,.seq a:focus .seq-msg{color:var(--accent)}
+.seq .seq-failed{color:var(--err)}.seq .seq-params,.seq .seq-host{fill:var(--muted)}
+tr:target{outline:2px solid var(--accent)}
 `;

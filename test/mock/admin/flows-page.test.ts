@@ -12,7 +12,7 @@ async function page(server: Mock, query = ''): Promise<{ res: Response; html: st
 /** The text of each step row of a flow's table: "# time request status outcome details" without the time. */
 function steps(html: string, flow: number): string[] {
   const table = new RegExp(`<table id="flow-${flow}-steps">([\\s\\S]*?)</table>`).exec(html)?.[1] ?? '';
-  return [...table.matchAll(/<tr><td>\d+<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>([^<]*)<\/td><td>(\d+)<\/td><td>([^<]*)<\/td>/g)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+  return [...table.matchAll(/<tr[^>]*><td>\d+<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>([^<]*)<\/td><td>(\d+)<\/td><td>([^<]*)<\/td>/g)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
 }
 
 /** Login and consent through the pages, then the code exchange: the whole flow a person goes through. */
@@ -47,6 +47,11 @@ describe('GET /_mock/: the recent flows page', () => {
     expect(html).toContain(`<h2 id="flow-${flow}">Flow ${flow}: photo-cli, tokens issued</h2>`);
     expect(html).toMatch(/<dt>code_challenge_method<\/dt><dd>S256<\/dd>/);
     expect(html).toMatch(/<dt>state<\/dt><dd>state-123<\/dd>/);
+    // The same sequence diagram as `oauthctl trace --html` draws (src/output/sequence-svg.ts), each arrow a link to its row.
+    const names = [...html.matchAll(/<a href="#step-\d+" aria-label="([^"]*)"/g)].map((m) => m[1]);
+    expect(names).toContain('1. user agent to authorization server: GET /authorize (response_type=code, scope=photo, state=state-123, code_challenge_method=S256)');
+    expect(names).toContain('10. authorization server to client: response 200 tokens issued');
+    expect(html).toContain(`aria-label="Sequence diagram of flow ${flow}"`);
   });
 
   it('lists flows newest first, and requests outside a flow apart', async () => {
@@ -68,7 +73,8 @@ describe('GET /_mock/: the recent flows page', () => {
     await fetch(authorizeUrl(server, { client_id: '"><svg onload=alert(3)>', redirect_uri: REDIRECT_URI }), { redirect: 'manual' });
     await postForm(`${server.authUrl}/token`, { grant_type: '<b>bold</b>', client_id: 'photo-cli' });
     const { res, html } = await page(server);
-    expect(html).not.toMatch(/<script|<img|<svg|<b>/i);
+    // The one <svg> is the flow's diagram (oauthctl's own markup); nothing a client sent became a tag.
+    expect(html).not.toMatch(/<script|<img|<svg[^>]*onload|<b>/i);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;&#34;&#39;&#38;');
     expect(html).toContain('&#34;&#62;&#60;svg onload=alert(3)&#62;');
     expect(html).toContain('grant_type=&#60;b&#62;bold&#60;/b&#62;');

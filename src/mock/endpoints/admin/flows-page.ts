@@ -1,6 +1,8 @@
 import { respond, singleParams, STYLESHEET_PATH, type Exchange } from '../../core/http.js';
 import { escapeHtml } from '../../core/pages.js';
 import { paramsObject, type RecordedRequest } from '../../core/request-log.js';
+import { renderSequenceSvg } from '../../../output/sequence-svg.js';
+import { flowDiagram } from './flow-diagram.js';
 
 const MAX_FLOWS = 50;
 const MAX_OTHERS = 30;
@@ -32,7 +34,8 @@ export function recentFlows(entries: readonly RecordedRequest[]): { flows: Flow[
 export function sendFlowsPage(ex: Exchange): void {
   const paused = singleParams(ex.query).values.get('refresh') === 'off';
   const { flows, others } = recentFlows(ex.state.requests.entries());
-  const sections = flows.map(flowSection).join('\n');
+  const issuerHost = hostOf(ex.state.issuer);
+  const sections = flows.map((f) => flowSection(f, issuerHost)).join('\n');
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -73,7 +76,15 @@ ${others.length === 0 ? '<p>None yet.</p>' : stepsTable(others, 'Other requests,
   );
 }
 
-function flowSection(flow: Flow): string {
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function flowSection(flow: Flow, issuerHost: string): string {
   const { start, steps } = flow;
   const params = paramsObject(start.query);
   const client = typeof params.client_id === 'string' ? params.client_id : (start.clientId ?? 'unknown client');
@@ -87,6 +98,7 @@ function flowSection(flow: Flow): string {
 <p class="muted">Started <time datetime="${new Date(start.time).toISOString()}">${time(start.time)}</time>, ${steps.length} ${steps.length === 1 ? 'step' : 'steps'}.</p>
 <h3 id="${id}-params">Authorization request</h3>
 ${rows ? `<dl class="params">${rows}</dl>` : '<p>No parameters.</p>'}
+<div class="diagram">${renderSequenceSvg(flowDiagram(steps, issuerHost), { title: `Sequence diagram of flow ${start.id}` })}</div>
 ${stepsTable(steps, `Steps of flow ${start.id}`, id)}
 </section>`;
 }
@@ -101,7 +113,7 @@ function stepsTable(steps: readonly RecordedRequest[], caption: string, id: stri
             .join(' ');
     const error = s.error === undefined ? '' : `${s.error}${s.errorDescription ? `: ${s.errorDescription}` : ''}`;
     const details = [s.clientId !== undefined ? `client ${s.clientId}` : '', form, error, s.fault !== undefined ? `queued fault ${s.fault}` : ''].filter(Boolean).join('; ');
-    return `<tr><td>${i + 1}</td><td><time datetime="${new Date(s.time).toISOString()}">${time(s.time)}</time></td><td>${escapeHtml(s.method)} ${escapeHtml(s.path)}</td><td>${s.status}</td><td>${escapeHtml(s.outcome)}</td><td class="details">${escapeHtml(details)}</td></tr>`;
+    return `<tr id="step-${s.id}"><td>${i + 1}</td><td><time datetime="${new Date(s.time).toISOString()}">${time(s.time)}</time></td><td>${escapeHtml(s.method)} ${escapeHtml(s.path)}</td><td>${s.status}</td><td>${escapeHtml(s.outcome)}</td><td class="details">${escapeHtml(details)}</td></tr>`;
   });
   return `<table id="${id}-steps">
 <caption>${escapeHtml(caption)}</caption>

@@ -1,0 +1,250 @@
+/**
+ * `--trace FILE`: every HTTP exchange of a command, as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/).
+ * The HTTP client, the headless agent and the loopback listener record into one HarRecorder; the
+ * file is built from it, secrets redacted, when the command ends, however it ends.
+ */
+
+/** Who sent a request: the client itself, the user agent (browser side), or the loopback listener's view of the redirect. */
+export type HarActor = 'client' | 'user-agent' | 'listener';
+
+/** One exchange as it happened, nothing redacted yet. */
+export interface RecordedExchange {
+  actor: HarActor;
+  startedAt: number;
+  durationMs: number;
+  method: string;
+  url: string;
+  requestHeaders: [string, string][];
+  requestBody?: string | undefined;
+  /** 0 when no response came (the error says why). */
+  status: number;
+  responseHeaders: [string, string][];
+  responseBody: string;
+  error?: string | undefined;
+  /**
+   * The client sending the user agent to the authorization endpoint (RFC 6749 section 4.1, step A):
+   * the request as the client made it; the answer goes to the browser, which oauthctl sees only with --headless.
+   */
+  handoff?: boolean | undefined;
+}
+
+/** Now, in milliseconds since the epoch with a fraction: two exchanges that start in the same millisecond keep their order. */
+export function harClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export class HarRecorder {
+  readonly exchanges: RecordedExchange[] = [];
+  /** Values to scrub wherever they appear, whatever their field is called (a login form's password). */
+  readonly secrets = new Set<string>();
+
+  record(exchange: RecordedExchange): void {
+    this.exchanges.push(exchange);
+  }
+
+  addSecret(value: string): void {
+    if (value !== '') this.secrets.add(value);
+  }
+}
+
+/** The step of an OAuth flow an exchange was: what the trace view and `--check` read. */
+export type FlowStep =
+  | 'discovery'
+  | 'jwks'
+  | 'par'
+  | 'authorization'
+  | 'login'
+  | 'callback'
+  | 'token'
+  | 'refresh'
+  | 'client-credentials'
+  | 'token-exchange'
+  | 'device-authorization'
+  | 'registration'
+  | 'introspection'
+  | 'revocation'
+  | 'userinfo'
+  | 'end-session'
+  | 'resource';
+
+export interface HarOauthctlFields {
+  actor: HarActor;
+  step: FlowStep;
+  error?: string;
+  handoff?: true;
+}
+
+export interface HarNameValue {
+  name: string;
+  value: string;
+}
+
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    cookies: HarNameValue[];
+    headers: HarNameValue[];
+    queryString: HarNameValue[];
+    postData?: { mimeType: string; text: string; params?: HarNameValue[] };
+    headersSize: number;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: HarNameValue[];
+    headers: HarNameValue[];
+    content: { size: number; mimeType: string; text?: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+    _error?: string;
+  };
+  cache: Record<string, never>;
+  timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
+  _oauthctl: HarOauthctlFields;
+}
+
+export interface Har {
+  log: {
+    version: '1.2';
+    creator: { name: string; version: string };
+    pages: [];
+    entries: HarEntry[];
+    _oauthctl?: { redacted: boolean };
+  };
+}
+
+const GRANT_STEPS: Readonly<Record<string, FlowStep>> = {
+  authorization_code: 'token',
+  refresh_token: 'refresh',
+  client_credentials: 'client-credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'token-exchange',
+  'urn:ietf:params:oauth:grant-type:device_code': 'token',
+};
+
+/** The step an exchange was, read from the request itself (one place for this rule). */
+export function stepOf(exchange: Pick<RecordedExchange, 'actor' | 'method' | 'url' | 'requestBody' | 'requestHeaders'>): FlowStep {
+  if (exchange.actor === 'listener') return 'callback';
+  let url: URL;
+  try {
+    url = new URL(exchange.url);
+  } catch {
+    return 'resource';
+  }
+  const path = url.pathname.toLowerCase();
+  const query = url.searchParams;
+  const form = isForm(exchange.requestHeaders) && exchange.requestBody !== undefined ? new URLSearchParams(exchange.requestBody) : new URLSearchParams();
+  if (query.has('response_type') || (query.has('request_uri') && query.has('client_id'))) return 'authorization';
+  if (exchange.actor === 'user-agent') {
+    if (query.has('code') || query.has('error') || form.has('code')) return 'callback';
+    if (/logout|end_?session/.test(path)) return 'end-session';
+    return 'login';
+  }
+  if (path.includes('/.well-known/')) return 'discovery';
+  const grant = form.get('grant_type');
+  if (grant !== null) return GRANT_STEPS[grant] ?? 'token';
+  if (/jwks|\/certs$/.test(path)) return 'jwks';
+  if (/\/par$|pushed/.test(path)) return 'par';
+  if (/device_?authori[sz]ation|\/device\/code$/.test(path)) return 'device-authorization';
+  if (/introspect/.test(path)) return 'introspection';
+  if (/revoke|revocation/.test(path)) return 'revocation';
+  if (/userinfo/.test(path)) return 'userinfo';
+  if (/\/register(\/|$)/.test(path)) return 'registration';
+  if (/logout|end_?session/.test(path)) return 'end-session';
+  return 'resource';
+}
+
+function isForm(headers: readonly [string, string][]): boolean {
+  return headers.some(([n, v]) => n.toLowerCase() === 'content-type' && /application\/x-www-form-urlencoded/i.test(v));
+}
+
+function header(headers: readonly [string, string][], name: string): string | undefined {
+  return headers.find(([n]) => n.toLowerCase() === name)?.[1];
+}
+
+function toEntry(x: RecordedExchange): HarEntry {
+  const url = safeUrl(x.url);
+  const requestType = header(x.requestHeaders, 'content-type');
+  const responseType = header(x.responseHeaders, 'content-type') ?? '';
+  const location = header(x.responseHeaders, 'location');
+  return {
+    startedDateTime: new Date(x.startedAt).toISOString(),
+    time: x.durationMs,
+    request: {
+      method: x.method,
+      url: x.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: requestCookies(header(x.requestHeaders, 'cookie')),
+      headers: x.requestHeaders.map(([name, value]) => ({ name, value })),
+      queryString: url ? [...url.searchParams].map(([name, value]) => ({ name, value })) : [],
+      ...(x.requestBody !== undefined
+        ? {
+            postData: {
+              mimeType: requestType ?? 'application/octet-stream',
+              text: x.requestBody,
+              ...(requestType && /application\/x-www-form-urlencoded/i.test(requestType) ? { params: [...new URLSearchParams(x.requestBody)].map(([name, value]) => ({ name, value })) } : {}),
+            },
+          }
+        : {}),
+      headersSize: -1,
+      bodySize: x.requestBody === undefined ? 0 : Buffer.byteLength(x.requestBody),
+    },
+    response: {
+      status: x.status,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      cookies: x.responseHeaders.filter(([n]) => n.toLowerCase() === 'set-cookie').map(([, v]) => setCookie(v)),
+      headers: x.responseHeaders.map(([name, value]) => ({ name, value })),
+      content: { size: Buffer.byteLength(x.responseBody), mimeType: responseType || 'x-unknown', text: x.responseBody },
+      redirectURL: location ?? '',
+      headersSize: -1,
+      bodySize: x.status === 0 ? -1 : Buffer.byteLength(x.responseBody),
+      ...(x.error !== undefined ? { _error: x.error } : {}),
+    },
+    cache: {},
+    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: x.durationMs, receive: 0 },
+    _oauthctl: { actor: x.actor, step: stepOf(x), ...(x.error !== undefined ? { error: x.error } : {}), ...(x.handoff ? { handoff: true as const } : {}) },
+  };
+}
+
+function requestCookies(value: string | undefined): HarNameValue[] {
+  if (value === undefined) return [];
+  return value
+    .split(/;\s*/)
+    .filter((pair) => pair.includes('='))
+    .map((pair) => ({ name: pair.slice(0, pair.indexOf('=')), value: pair.slice(pair.indexOf('=') + 1) }));
+}
+
+function setCookie(line: string): HarNameValue {
+  const pair = line.split(';')[0] ?? '';
+  const at = pair.indexOf('=');
+  return at < 0 ? { name: pair.trim(), value: '' } : { name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
+}
+
+function safeUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The HAR document of what was recorded, in the order the requests started, nothing redacted (har-redact.ts does that). */
+export function buildHar(recorder: HarRecorder, options: { redacted: boolean; version: string }): Har {
+  const exchanges = [...recorder.exchanges].sort((a, b) => a.startedAt - b.startedAt);
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'oauthctl', version: options.version },
+      pages: [],
+      entries: exchanges.map(toEntry),
+      _oauthctl: { redacted: options.redacted },
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { escapeLogValue, escapeTerminal } from './escape.js';
+import { describeMessage, fit, type SequenceDiagram } from './sequence-diagram.js';
+
+/**
+ * Text for HTML or SVG markup: control characters and line breaks shown as escapes (escapeLogValue),
+ * then the markup characters as entities. Everything that came from a HAR or a client goes through it.
+ */
+export function escapeMarkup(text: string): string {
+  return escapeLogValue(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The same for a block (a `<pre>`): line breaks and tabs kept. */
+export function escapeMarkupBlock(text: string): string {
+  return escapeTerminal(text)
+    .replace(/[\u2028\u2029]/g, '\n')
+    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const COLUMN = 240;
+const MARGIN = 24;
+const HEAD = 56;
+const ROW = 30;
+const PARAMS_ROW = 16;
+/** Monospace at 12px: about 7.2px a character. */
+const CHAR = 7.2;
+
+/**
+ * The diagram as inline SVG, no script and no style attribute (so pages with a strict CSP draw it):
+ * presentation attributes in currentColor, classes for the page's stylesheet to colour (`seq-failed`,
+ * `seq-reply`). Each arrow is a link to `#<ref>` with an accessible name saying what it is.
+ */
+export function renderSequenceSvg(d: SequenceDiagram, options: { title: string; id?: string }): string {
+  const n = Math.max(1, d.lifelines.length);
+  const width = MARGIN * 2 + COLUMN * n;
+  const x = (i: number) => MARGIN + COLUMN * i + COLUMN / 2;
+  let y = HEAD + 16;
+  const rows: string[] = [];
+  d.messages.forEach((m, i) => {
+    const x1 = x(m.from);
+    const x2 = x(m.to);
+    const span = Math.max(COLUMN - 20, Math.abs(x2 - x1) - 12);
+    const dir = x2 >= x1 ? 1 : -1;
+    const head = `${x2},${y} ${x2 - dir * 8},${y - 4} ${x2 - dir * 8},${y + 4}`;
+    const label = fit(`${m.failed ? '✗ ' : ''}${m.label}`, Math.floor(span / CHAR));
+    const mid = (x1 + x2) / 2;
+    const params =
+      m.params.length > 0
+        ? `<text x="${mid}" y="${y + 14}" text-anchor="middle" class="seq-params" font-size="11" fill="currentColor">${escapeMarkup(fit(m.params.join(' '), Math.floor(span / 6.6)))}</text>`
+        : '';
+    const classes = ['seq-msg', m.reply ? 'seq-reply' : '', m.failed ? 'seq-failed' : ''].filter(Boolean).join(' ');
+    const shape = `<g class="${classes}"><line x1="${x1}" y1="${y}" x2="${x2 - dir * 8}" y2="${y}" stroke="currentColor" stroke-width="1.5"${m.reply ? ' stroke-dasharray="5 3"' : ''}/><polygon points="${head}" fill="currentColor"/><text x="${mid}" y="${y - 6}" text-anchor="middle" fill="currentColor">${escapeMarkup(label)}</text>${params}</g>`;
+    const name = escapeMarkup(describeMessage(d, m, i));
+    rows.push(m.ref !== undefined ? `<a href="#${escapeMarkup(m.ref)}" aria-label="${name}">${shape}</a>` : `<g role="img" aria-label="${name}">${shape}</g>`);
+    y += ROW + (m.params.length > 0 ? PARAMS_ROW : 0);
+  });
+  const height = y + 8;
+  const heads = d.lifelines
+    .map((l, i) => {
+      const role = escapeMarkup(fit(l.role, 30));
+      const host = l.host ? `<text x="${x(i)}" y="${HEAD - 16}" text-anchor="middle" font-size="11" class="seq-host" fill="currentColor">${escapeMarkup(fit(l.host, 30))}</text>` : '';
+      return `<g class="seq-lifeline"><rect x="${x(i) - COLUMN / 2 + 12}" y="4" width="${COLUMN - 24}" height="${HEAD - 12}" rx="6" fill="none" stroke="currentColor"/><text x="${x(i)}" y="24" text-anchor="middle" font-weight="bold" fill="currentColor">${role}</text>${host}<line x1="${x(i)}" y1="${HEAD - 8}" x2="${x(i)}" y2="${height}" stroke="currentColor" stroke-opacity="0.35" stroke-dasharray="2 4"/></g>`;
+    })
+    .join('');
+  const id = options.id ? ` id="${escapeMarkup(options.id)}"` : '';
+  return `<svg xmlns="http://www.w3.org/2000/svg"${id} class="seq" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" font-size="12" role="group" aria-label="${escapeMarkup(options.title)}"><title>${escapeMarkup(options.title)}</title>${heads}${rows.join('')}</svg>`;
+}

@@ -1,0 +1,124 @@
+import { requestParams, responseParams, type TraceEntry, type TraceFile } from './har-read.js';
+import { REQUEST_PARAMS, RESPONSE_PARAMS, type Lifeline, type SequenceDiagram, type SequenceMessage } from './sequence-diagram.js';
+
+const MAX_LIFELINES = 8;
+const OTHERS = 'other servers';
+
+const SERVER_STEPS = new Set([
+  'discovery',
+  'jwks',
+  'par',
+  'authorization',
+  'login',
+  'token',
+  'refresh',
+  'client-credentials',
+  'token-exchange',
+  'device-authorization',
+  'registration',
+  'introspection',
+  'revocation',
+  'userinfo',
+  'end-session',
+]);
+
+/** The exchanges drawn: a redirect the headless agent delivered is drawn once, as the listener saw it. */
+export function drawnEntries(file: TraceFile): { entry: TraceEntry; index: number }[] {
+  const seenByListener = new Set(file.entries.filter((e) => e.actor === 'listener').map((e) => `${e.method} ${e.url}`));
+  return file.entries
+    .map((entry, index) => ({ entry, index }))
+    .filter(({ entry }) => !(entry.actor === 'user-agent' && entry.step === 'callback' && seenByListener.has(`${entry.method} ${entry.url}`)));
+}
+
+/** Whether an exchange failed: no response, a status of 400 or more, or an OAuth `error` in the answer. */
+export function entryFailed(e: TraceEntry): boolean {
+  if (e.handoff) return false;
+  if (e.status === 0 || e.status >= 400) return true;
+  if (e.step === 'callback') return requestParams(e).has('error');
+  return responseParams(e).has('error');
+}
+
+/** A HAR's exchanges as a sequence diagram: one request arrow and one response arrow each. */
+export function traceDiagram(file: TraceFile): SequenceDiagram {
+  const lifelines: Lifeline[] = [];
+  const index = new Map<string, number>();
+  const lifeline = (role: string, host?: string): number => {
+    const key = `${role} ${host ?? ''}`;
+    let i = index.get(key);
+    // A file that names many servers (or a hostile one) still draws in a readable width.
+    if (i === undefined && lifelines.length >= MAX_LIFELINES - 1 && role !== OTHERS) return lifeline(OTHERS);
+    if (i === undefined) {
+      i = lifelines.push({ role, host }) - 1;
+      index.set(key, i);
+    }
+    return i;
+  };
+  const drawn = drawnEntries(file);
+  // The user agent first, the client next, then the servers in the order they appear.
+  if (drawn.some(({ entry }) => entry.actor !== 'client' || entry.handoff)) lifeline('user agent');
+  lifeline('client');
+  const messages: SequenceMessage[] = [];
+  const handedOff = new Set<string>();
+  for (const { entry, index: i } of drawn) {
+    const url = parse(entry.url);
+    const host = url?.host;
+    const ref = `x${i + 1}`;
+    const params = requestParams(entry);
+    // The user agent's request to a URL the client just sent it to: its parameters were shown on that arrow.
+    const shown = handedOff.has(entry.url) && entry.actor === 'user-agent' ? [] : REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`);
+    if (entry.handoff) {
+      handedOff.add(entry.url);
+      // RFC 6749 section 4.1 (A): the client sends the user agent to the authorization endpoint.
+      messages.push({ from: lifeline('client'), to: lifeline('user agent'), label: `send to ${url ? url.pathname : entry.url}`, params: shown, reply: false, failed: false, ref, step: entry.step });
+      continue;
+    }
+    const from = entry.actor === 'client' ? lifeline('client') : lifeline('user agent');
+    const to =
+      entry.actor === 'listener' || (entry.actor === 'user-agent' && entry.step === 'callback')
+        ? lifeline('client')
+        : SERVER_STEPS.has(entry.step)
+          ? lifeline('authorization server', host)
+          : lifeline('resource', host);
+    const failed = entryFailed(entry);
+    messages.push({
+      from,
+      to,
+      label: `${entry.method} ${url ? url.pathname : entry.url}`,
+      params: shown,
+      reply: false,
+      failed: false,
+      ref,
+      step: entry.step,
+    });
+    const answer = responseParams(entry);
+    const location = entry.responseHeaders.find((h) => h.name.toLowerCase() === 'location')?.value;
+    messages.push({
+      from: to,
+      to: from,
+      label: entry.status === 0 ? `no response${entry.error ? `: ${entry.error}` : ''}` : `${entry.status}${location ? ` -> ${shortUrl(location, entry.url)}` : ''}`,
+      params: RESPONSE_PARAMS.filter((p) => answer.has(p)).map((p) => `${p}=${answer.get(p)}`),
+      reply: true,
+      failed,
+      ref,
+      step: entry.step,
+    });
+  }
+  return { lifelines, messages };
+}
+
+function parse(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function shortUrl(location: string, base: string): string {
+  try {
+    const url = new URL(location, base);
+    return `${url.host}${url.pathname}`;
+  } catch {
+    return location;
+  }
+}
