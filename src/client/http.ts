@@ -1,5 +1,5 @@
 import { FlowError } from '../errors.js';
-import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
+import { redactForm, redactHeaderValue, redactParams, redactUrl } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
 import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
@@ -17,6 +17,11 @@ export interface HttpClientOptions {
   renderer?: Renderer | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (the command's io.env); default process.env. */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Values the user gave that requests carry under names the trace cannot know (a login form's
+   * password field): redacted in the trace wherever a request sends one as a whole value.
+   */
+  secrets?: readonly string[] | undefined;
   /** Mutual TLS (RFC 8705): the client certificate and its private key, PEM, presented when a server asks. */
   clientCertificate?: { cert: string; key: string } | undefined;
 }
@@ -72,7 +77,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const url = String(target);
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
-    traceRequest(renderer, method, url, headers, req.body);
+    traceRequest(renderer, method, url, headers, req.body, options.secrets ?? []);
     const started = Date.now();
     const deadline = new RequestDeadline(timeoutMs, req.signal);
     let res;
@@ -148,19 +153,17 @@ function proxyThatFailed(e: { port?: number; hostname?: string }, url: string, e
   return failedElsewhere ? { url: env[variable] ?? '', variable } : undefined;
 }
 
-function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined): void {
+function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined, secrets: readonly string[]): void {
   if (!renderer?.verbose) return;
   const show = renderer.showSecrets;
-  const u = new URL(url);
-  if (u.search) u.search = redactForm(u.searchParams, show);
-  renderer.trace(`> ${method} ${u.href}`);
+  renderer.trace(`> ${method} ${redactUrl(url, show, secrets)}`);
   for (const [name, values] of Object.entries(headers)) {
-    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show, secrets)}`);
   }
   if (body !== undefined) {
     const type = String(Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '');
     renderer.trace('>');
-    renderer.trace(`> ${redactBody(body, type, show)}`);
+    renderer.trace(`> ${redactBody(body, type, show, secrets)}`);
   }
 }
 
@@ -177,16 +180,19 @@ function traceResponse(renderer: Renderer | undefined, status: number, headers: 
   }
 }
 
-/** A body for a trace: form and JSON bodies with their secret fields redacted; other bodies cut short. */
-export function redactBody(body: string, contentType: string, show: boolean): string {
+/**
+ * A body for a trace: form and JSON bodies with their secret fields redacted (by name, and in a
+ * request by the `secrets` it sends); other bodies cut short.
+ */
+export function redactBody(body: string, contentType: string, show: boolean, secrets: readonly string[] = []): string {
   if (/application\/x-www-form-urlencoded/i.test(contentType)) {
-    return [...new URLSearchParams(redactForm(body, show))].map(([k, v]) => `${k}=${v}`).join('&');
+    return [...new URLSearchParams(redactForm(body, show, secrets))].map(([k, v]) => `${k}=${v}`).join('&');
   }
   if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
     try {
       const parsed: unknown = JSON.parse(body);
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-        return JSON.stringify(redactParams(parsed as Record<string, unknown>, show));
+        return JSON.stringify(redactParams(parsed as Record<string, unknown>, show, secrets));
       }
       return JSON.stringify(parsed);
     } catch {
