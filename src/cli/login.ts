@@ -50,7 +50,7 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
       timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000,
       http,
       renderer,
-      io: manual ? manual.withoutSpinner(io) : io,
+      io,
     });
     // The ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
     await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache });

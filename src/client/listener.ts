@@ -39,6 +39,8 @@ export interface RedirectListenerOptions {
 export interface RedirectReceiver {
   /** The redirect URI to send in the authorization request (with the real port for a listener). */
   redirectUri: string;
+  /** The redirect arrives as a URL the user pastes (--manual): no listener, nothing to count down. */
+  pasted?: boolean;
   waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture>;
   close(): Promise<void>;
 }

@@ -38,7 +38,7 @@ describe('the redirect URI keeps the port as written', () => {
 
   it(':80 is listened on and kept in the URI (or, when taken, the failure names port 80)', async () => {
     const listening = startRedirectListener({ redirectUri: 'http://127.0.0.1:80/callback' });
-    const listener = await listening.catch((err: unknown) => err);
+    const listener = await listening.catch((err: Error) => err);
     if (listener instanceof UsageError) {
       expect(listener.message).toBe('port 80 on 127.0.0.1 is already in use, so the redirect cannot be received there');
       return;
