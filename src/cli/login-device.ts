@@ -73,8 +73,9 @@ export async function runDeviceLogin(options: DeviceLoginOptions, io: IO, timeou
       controller.abort(new FlowError('the flow ended'));
     }
     renderer.step('Token response');
-    const [{ narrateTokenResponse, printTokenResponse }, { afterLogin }] = await Promise.all([import('../output/tokens.js'), import('./after-login.js')]);
+    const [{ narrateTokenResponse, printTokenResponse, warnScopesNotGranted }, { afterLogin }] = await Promise.all([import('../output/tokens.js'), import('./after-login.js')]);
     narrateTokenResponse(renderer, tokens);
+    warnScopesNotGranted(renderer, config.scopes, tokens);
     // No authorization request, so no nonce to match (the device authorization request carries none).
     await afterLogin({ config: { ...config, extraParams: {} }, tokens, http, renderer, io, profile: options.profile, cache: options.cache });
     printTokenResponse(io, tokens, options.json);

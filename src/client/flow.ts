@@ -5,7 +5,7 @@ import type { TokenResponse } from '../oauth/token-request.js';
 import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
-import { narrateTokenResponse } from '../output/tokens.js';
+import { narrateTokenResponse, warnScopesNotGranted } from '../output/tokens.js';
 import type { FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
@@ -78,6 +78,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     );
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokenResponse);
+    warnScopesNotGranted(renderer, config.scopes, tokenResponse);
     return { tokenResponse, authorizationUrl, redirectUri: receiver.redirectUri, capture };
   } finally {
     await receiver.close();
