@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { httpTimeoutMs } from './http-timeout.js';
 import { UsageError } from '../errors.js';
+import { nearestName } from './nearest-name.js';
 import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
@@ -101,7 +102,12 @@ function selectProbes<T extends { id: string }>(all: readonly T[], only: readonl
       .filter(Boolean);
   const [wanted, unwanted] = [ids(only), ids(skip)];
   const unknown = [...wanted, ...unwanted].filter((id) => !all.some((p) => p.id === id));
-  if (unknown.length > 0) throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `probes: ${all.map((p) => p.id).join(', ')}`);
+  if (unknown.length > 0) {
+    const names = all.map((p) => p.id);
+    const meant = [...new Set(unknown)].map((u) => nearestName(u, names)).filter((n) => n !== undefined);
+    const guess = meant.length > 0 ? `did you mean ${meant.map((n) => JSON.stringify(n)).join(', ')}? ` : '';
+    throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `${guess}probes: ${names.join(', ')}`);
+  }
   return all.filter((p) => (wanted.length === 0 || wanted.includes(p.id)) && !unwanted.includes(p.id));
 }
 

@@ -124,8 +124,11 @@ async function unreachableTold<T>(request: Promise<T>): Promise<T> {
   }
 }
 
-/** The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
-async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
+/**
+ * The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or
+ * the entry's profile; a UsageError that says `doing` needs it when none is given.
+ */
+export async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
   if (!usesClientSecret(entry.auth_method as ClientAuthMethod)) return undefined;
   let clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
   if (clientSecret === undefined && entry.profile !== undefined) {
