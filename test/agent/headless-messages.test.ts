@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { startOidcProvider, type OidcProviderServer } from '../audit/helpers/oidc-provider.js';
+import { oauthErrorOnPage } from '../../src/agent/headless/page-errors.js';
 import { memoryIO } from './helpers/io.js';
 
 /**
@@ -109,7 +110,7 @@ describe('headless login failures on a server-rendered site (Django-like)', () =
     const { code, line } = await django('--client-id', 'app');
     expect(code).toBe(1);
     expect(line).toMatch(
-      /^oauthctl: error: login failed at http:\/\/127\.0\.0\.1:\d+\/accounts\/login\/\?next=\S+: the server said "Please enter a correct username and password\. Note that both fields may be case-sensitive\." \(check the username and password/,
+      /^oauthctl: error: login failed at http:\/\/127\.0\.0\.1:\d+\/accounts\/login\/: the server said "Please enter a correct username and password\. Note that both fields may be case-sensitive\." \(check the username and password/,
     );
     expect(line).not.toMatch(/template text|enable JavaScript|do not quote/);
   });
@@ -129,5 +130,22 @@ describe('headless login failures on a server-rendered site (Django-like)', () =
     expect(line).toContain('\\x1b[2J');
     expect(line).toContain('xxx...');
     expect(line.length).toBeLessThan(700);
+  });
+});
+
+describe('reading an OAuth error out of an error page', () => {
+  it.each([
+    ["oops! something went wrong error: invalid_redirect_uri error_description: redirect_uri did not match any of the client's registered redirect_uris", 'invalid_redirect_uri', 'redirect-uri'],
+    ['Error 400: redirect_uri_mismatch. The redirect URI in the request does not match the ones authorized', 'redirect_uri_mismatch', 'redirect-uri'],
+    ["The authorization request is not valid: redirect_uri 'http://127.0.0.1:4242/elsewhere' is not registered for client 'photo-cli'.", undefined, 'redirect-uri'],
+    ['We are sorry... Invalid parameter: redirect_uri', undefined, 'redirect-uri'],
+    ['Callback URL mismatch. The provided redirect_uri is not in the list of allowed callback URLs.', undefined, 'redirect-uri'],
+    ["The authorization request is not valid: client_id 'nobody' is not a registered client.", undefined, 'client'],
+    ['We are sorry... Client not found.', undefined, 'client'],
+    ['Error: invalid_client Invalid client_id parameter value.', 'invalid_client', 'client'],
+    ['Error: invalid_scope the scope is not allowed', 'invalid_scope', undefined],
+    ['Something broke, and snake_case_words are not codes', undefined, undefined],
+  ])('%s', (text, error, check) => {
+    expect(oauthErrorOnPage(text)).toEqual({ ...(error ? { error } : {}), ...(check ? { check } : {}) });
   });
 });

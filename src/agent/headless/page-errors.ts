@@ -42,9 +42,15 @@ export function loginFailed(at: string, page: HtmlPage): FlowError {
  * `redirect_uri_mismatch`.
  */
 const REDIRECT_URI_CODES = new Set(['invalid_redirect_uri', 'redirect_uri_mismatch']);
-/** The words servers use when the redirect URI is not one of the client's. */
+/**
+ * The words servers use when the redirect URI is not one of the client's (oidc-provider, Keycloak's
+ * "Invalid parameter: redirect_uri", Auth0's "Callback URL mismatch", Django OAuth Toolkit's
+ * "Mismatching redirect URI", this project's mock).
+ */
 const REDIRECT_URI_WORDS =
-  /redirect[_ ]?ur[il]s?\b[^.]*?\b(did not match|does not match|doesn't match|mismatch|not registered|not allowed|is invalid|not valid)|\b(mismatching|unregistered|invalid|unknown) redirect[_ ]?ur[il]/i;
+  /\b(redirect[_ ]?ur[il]s?|callback url)\b.{0,200}?\b(did not match|does not match|doesn't match|mismatch|not registered|not allowed|is invalid|not valid)|\b(mismatching|unregistered|invalid|unknown) redirect[_ ]?ur[il]|invalid parameter:? redirect[_ ]?uri/i;
+/** The words servers use when they do not know the client (Keycloak's "Client not found", this project's mock). */
+const UNKNOWN_CLIENT_WORDS = /\b(client not found|unknown client|client_id\b.{0,120}?\b(is not a registered client|not found|is unknown|is invalid))/i;
 
 export interface PageError {
   /** The OAuth error code the page names, if it names one. */
@@ -59,7 +65,7 @@ export function oauthErrorOnPage(text: string): PageError {
   const error = codes.find((c) => REDIRECT_URI_CODES.has(c)) ?? codes[0];
   const found: PageError = error ? { error } : {};
   if ((error && REDIRECT_URI_CODES.has(error)) || REDIRECT_URI_WORDS.test(text)) found.check = 'redirect-uri';
-  else if (error === 'invalid_client' || error === 'unauthorized_client') found.check = 'client';
+  else if (error === 'invalid_client' || error === 'unauthorized_client' || UNKNOWN_CLIENT_WORDS.test(text)) found.check = 'client';
   return found;
 }
 
