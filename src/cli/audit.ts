@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { httpTimeoutMs } from './http-timeout.js';
 import { UsageError } from '../errors.js';
-import { nearestName } from './nearest-name.js';
 import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
@@ -9,7 +8,7 @@ import type { Renderer, Style } from '../output/render.js';
 import type { ProbeStatus } from '../audit/types.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
-import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, collect, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { resolveFlowConfig } from './flow-pipeline.js';
 import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
@@ -104,7 +103,7 @@ function selectProbes<T extends { id: string }>(all: readonly T[], only: readonl
   const unknown = [...wanted, ...unwanted].filter((id) => !all.some((p) => p.id === id));
   if (unknown.length > 0) {
     const names = all.map((p) => p.id);
-    const meant = [...new Set(unknown)].map((u) => nearestName(u, names)).filter((n) => n !== undefined);
+    const meant = [...new Set(unknown)].map((u) => suggestSimilar(u, names)).filter((n) => n !== undefined);
     const guess = meant.length > 0 ? `did you mean ${meant.map((n) => JSON.stringify(n)).join(', ')}? ` : '';
     throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `${guess}probes: ${names.join(', ')}`);
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
-import { editDistance, nearestName } from '../../src/cli/nearest-name.js';
+import { suggestSimilar } from '../../src/cli/command.js';
 import { runStatus } from '../../src/cli/status.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from '../helpers/io.js';
@@ -68,11 +68,8 @@ describe('the smaller failures, explained', () => {
     expect(failure(far.err)).not.toContain('did you mean');
   });
 
-  it('edit distance and the nearest name', () => {
-    expect(editDistance('kitten', 'sitting')).toBe(3);
-    expect(editDistance('', 'abc')).toBe(3);
-    expect(nearestName('refresh-rotaton', ['refresh-rotation', 'flow'])).toBe('refresh-rotation');
-    expect(nearestName('STATE', ['state', 'iss'])).toBe('state');
-    expect(nearestName('xyz', ['state', 'iss'])).toBeUndefined();
+  it('the nearest name is the one the unknown commands use', () => {
+    expect(suggestSimilar('refresh-rotaton', ['refresh-rotation', 'flow'])).toBe('refresh-rotation');
+    expect(suggestSimilar('xyz', ['state', 'iss'])).toBeUndefined();
   });
 });
