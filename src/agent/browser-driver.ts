@@ -4,7 +4,9 @@ import type { Browser, Locator, Page, Request, Route } from 'playwright-core';
 import { FlowError, UsageError } from '../errors.js';
 import { redact } from '../output/redact.js';
 import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
-import { shortLine, type NavigateOptions, type NavigationResult } from './headless/navigate.js';
+import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
+import { loginFailed, pageSummary } from './headless/page-errors.js';
+import { redactUrl } from '../output/redact.js';
 import { parsePage, isSubmitButton, type FormField, type HtmlForm } from './headless/page.js';
 import type { UserAgent, UserAgentContext } from '../client/user-agent.js';
 
@@ -147,15 +149,10 @@ async function walk(page: Page, start: string, options: WalkOptions): Promise<Wa
   for (let step = 0; step < options.maxSteps; step++) {
     if (options.ended()) return { kind: 'ended', steps: step };
     const url = page.url();
-    const parsed = parsePage(await page.content(), url);
+    const parsed = await parsePage(await page.content(), url);
     const action = decidePageAction(parsed, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri });
-    trace(`browser: at ${url} (${parsed.title || 'untitled'})`);
-    if (passwordSentAt !== undefined && action.kind === 'login') {
-      throw new FlowError(
-        `login failed at ${passwordSentAt}: the server showed the login form again; check the username and password`,
-        parsed.alerts[0] ? `the page said: ${JSON.stringify(parsed.alerts[0])}` : undefined,
-      );
-    }
+    trace(`browser: at ${redactUrl(url, options.showSecrets, options.credentials ? [options.credentials.password] : [])} (${parsed.title || 'untitled'})`);
+    if (passwordSentAt !== undefined && action.kind === 'login') throw loginFailed(passwordSentAt, parsed);
     switch (action.kind) {
       case 'login':
       case 'identifier': {
@@ -193,7 +190,7 @@ async function walk(page: Page, start: string, options: WalkOptions): Promise<Wa
         }
         if (options.ended()) return { kind: 'ended', steps: step };
         trace(`browser: nothing to do on ${url} (${action.detail})`);
-        return { kind: 'page', url, title: parsed.title, text: shortLine(parsed.alerts[0] || parsed.title || (await page.innerText('body').catch(() => ''))), detail: action.detail, steps: step };
+        return { kind: 'page', url, title: parsed.title, text: pageSummary(parsed, ''), detail: action.detail, steps: step };
     }
   }
   if (options.ended()) return { kind: 'ended', steps: options.maxSteps };

@@ -3,10 +3,10 @@ import { createHttpClient } from '../client/http.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
-import { scrubbingRenderer } from './headless/agent.js';
 import { CookieJar } from './headless/cookies.js';
 import type { ConsentDecision } from './headless/forms.js';
 import { DEFAULT_MAX_STEPS, navigate, type NavigationResult } from './headless/navigate.js';
+import { quote } from './headless/page-errors.js';
 
 export interface VerificationAgentOptions {
   username: string;
@@ -34,7 +34,7 @@ const NO_REDIRECT = 'http://oauthctl-device-flow.invalid/';
  * refuses (HTTP 4xx or 5xx) fails here at once.
  */
 export async function completeVerification(verificationUrl: string, options: VerificationAgentOptions, ctx: VerificationContext): Promise<void> {
-  const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
+  const renderer = ctx.renderer;
   const origin = new URL(verificationUrl).origin;
   const walk = {
     redirectUri: NO_REDIRECT,
@@ -57,7 +57,7 @@ export async function completeVerification(verificationUrl: string, options: Ver
     }
   } else {
     ctx.renderer.step('Verification page (headless)');
-    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
+    const http = createHttpClient({ insecure: options.insecure, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent', secrets: [options.password] });
     try {
       result = await navigate(verificationUrl, { ...walk, http, jar: new CookieJar(), signal: ctx.signal });
     } finally {
@@ -66,10 +66,7 @@ export async function completeVerification(verificationUrl: string, options: Ver
   }
   if (result.kind === 'redirect') throw new FlowError(`the verification page sent the browser off to ${result.url}`, 'the device flow has no redirect; run with --verbose to see every step');
   if (result.status >= 400) {
-    throw new FlowError(
-      `the verification page refused: HTTP ${result.status}${result.text ? ` ${JSON.stringify(result.text)}` : ''}`,
-      'start again for a fresh code; run with --verbose to see every step',
-    );
+    throw new FlowError(`the verification page refused: HTTP ${result.status}${result.text ? ` ${quote(result.text)}` : ''}`, 'start again for a fresh code; run with --verbose to see every step');
   }
   ctx.renderer.info(`verification page done after ${result.steps} step${result.steps === 1 ? '' : 's'}${result.text ? `: ${escapeTerminal(result.text)}` : ''}`);
 }

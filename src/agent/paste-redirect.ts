@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
-import { withIO, type IO } from '../output/io.js';
+import { escapeTerminal } from '../output/escape.js';
+import type { IO } from '../output/io.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import type { RedirectCapture, RedirectReceiver } from '../client/listener.js';
 import type { UserAgent } from '../client/user-agent.js';
@@ -34,11 +34,22 @@ export function pastedRedirectReceiver(io: IO): (config: FlowConfig) => Promise<
         process.kill(process.pid, 'SIGINT');
       });
     }
+    // Read from now on: a line piped in before the flow asks for it is kept for it.
+    const lines = rl[Symbol.asyncIterator]();
     return {
       redirectUri: config.redirectUri,
+      pasted: true,
       async waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture> {
-        const line = await firstNonEmptyLine(rl, signal);
-        return captureFromPastedUrl(line, config.redirectUri);
+        for (;;) {
+          const line = await firstNonEmptyLine(lines, signal);
+          try {
+            return captureFromPastedUrl(line, config.redirectUri);
+          } catch (err) {
+            // A person at a terminal pastes again; piped input has no second chance to give.
+            if (!terminal || !(err instanceof UsageError)) throw err;
+            io.stderr.write(`${escapeTerminal(err.message)}${err.hint ? ` (${escapeTerminal(err.hint)})` : ''}\nPaste the address again, then press Enter:\n`);
+          }
+        }
       },
       async close() {
         rl.close();
@@ -47,31 +58,19 @@ export function pastedRedirectReceiver(io: IO): (config: FlowConfig) => Promise<
   };
 }
 
-function firstNonEmptyLine(rl: ReturnType<typeof createInterface>, signal?: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      rl.off('line', onLine);
-      rl.off('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onLine = (line: string) => {
-      if (line.trim() === '') return;
-      done();
-      resolve(line);
-    };
-    const onClose = () => {
-      done();
-      reject(new UsageError('stdin ended before a redirect URL was pasted', 'paste the URL the browser was redirected to, or pipe it in: echo "$URL" | oauthctl login --manual ...'));
-    };
-    const onAbort = () => {
-      done();
-      reject(signal?.reason);
-    };
-    if (signal?.aborted) return onAbort();
-    rl.on('line', onLine);
-    rl.on('close', onClose);
-    signal?.addEventListener('abort', onAbort, { once: true });
+/** The next non-empty line; lines read before anyone asked are kept by the iterator, none is lost. */
+async function firstNonEmptyLine(lines: AsyncIterator<string>, signal?: AbortSignal): Promise<string> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal?.aborted) reject(signal.reason);
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+  for (;;) {
+    const next = await Promise.race([lines.next(), aborted]);
+    if (next.done) {
+      throw new UsageError('stdin ended before a redirect URL was pasted', 'paste the URL the browser was redirected to, or pipe it in: echo "$URL" | oauthctl login --manual ...');
+    }
+    if (next.value.trim() !== '') return next.value;
+  }
 }
 
 /**
@@ -99,17 +98,4 @@ export function captureFromPastedUrl(pasted: string, redirectUri: string): Redir
     throw new UsageError('the pasted URL carries no parameters (no code, no error)', 'copy the address after the authorization server redirected the browser');
   }
   return { via: fromQuery ? 'query' : 'fragment', params: record, url: url.href, method: 'GET' };
-}
-
-/**
- * The command's streams with a stderr that is not a terminal, so that no spinner redraws the line
- * while the user pastes into it; everything still goes to the real stderr, in order.
- */
-export function withoutSpinner(io: IO): IO {
-  const stderr = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      io.stderr.write(chunk, callback);
-    },
-  });
-  return withIO(io, { stderr });
 }

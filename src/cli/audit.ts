@@ -8,7 +8,7 @@ import type { Renderer, Style } from '../output/render.js';
 import type { ProbeStatus } from '../audit/types.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
-import { addCommonOptions, collect, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, collect, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { resolveFlowConfig } from './flow-pipeline.js';
 import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
@@ -35,11 +35,10 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   const account = resolveHeadlessOptions(options, io.env, 'audit');
-  const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { scrubbingRenderer }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
+  const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
     import('../client/keys.js'),
-    import('../agent/headless/agent.js'),
     import('../audit/context.js'),
     import('../audit/runner.js'),
     import('../audit/probes/index.js'),
@@ -49,10 +48,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
-  const quiet = scrubbingRenderer(renderer, [account.password]);
   // Mutual TLS (RFC 8705): the client certificate is part of every connection, as in the flows.
   const clientCertificate = await readClientCertificate(options.tlsCert, options.tlsKey);
-  const http = createHttpClient({ insecure: options.insecure, renderer: quiet, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate, secrets: [account.password] });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
@@ -70,7 +68,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       metadata,
       metadataLookup: lookup,
       apiUrl,
-      trace: (line) => quiet.trace(line),
+      trace: (line) => renderer.trace(line),
       showSecrets: options.showSecrets,
       navigate: browser ? (url, walkOptions) => browser!.navigate(url, walkOptions) : undefined,
     });
@@ -103,7 +101,12 @@ function selectProbes<T extends { id: string }>(all: readonly T[], only: readonl
       .filter(Boolean);
   const [wanted, unwanted] = [ids(only), ids(skip)];
   const unknown = [...wanted, ...unwanted].filter((id) => !all.some((p) => p.id === id));
-  if (unknown.length > 0) throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `probes: ${all.map((p) => p.id).join(', ')}`);
+  if (unknown.length > 0) {
+    const names = all.map((p) => p.id);
+    const meant = [...new Set(unknown)].map((u) => suggestSimilar(u, names)).filter((n) => n !== undefined);
+    const guess = meant.length > 0 ? `did you mean ${meant.map((n) => JSON.stringify(n)).join(', ')}? ` : '';
+    throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `${guess}probes: ${names.join(', ')}`);
+  }
   return all.filter((p) => (wanted.length === 0 || wanted.includes(p.id)) && !unwanted.includes(p.id));
 }
 

@@ -19,7 +19,7 @@ export async function runClientCredentials(options: ClientCredentialsOptions, io
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
-    const [{ requestClientCredentials }, { narrateTokenResponse, printTokenResponse }, { cacheTokens }] = await Promise.all([
+    const [{ requestClientCredentials }, { narrateTokenResponse, printTokenResponse, warnScopesNotGranted }, { cacheTokens }] = await Promise.all([
       import('../client/client-credentials.js'),
       import('../output/tokens.js'),
       import('./after-login.js'),
@@ -30,6 +30,7 @@ export async function runClientCredentials(options: ClientCredentialsOptions, io
     const tokens = await requestClientCredentials(http, config, { scopes: config.scopes, resources: config.resources });
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
+    warnScopesNotGranted(renderer, config.scopes, tokens);
     if (options.cache !== false) await cacheTokens({ config, tokens, http, renderer, io, profile: options.profile, grant: 'client_credentials' });
     printTokenResponse(io, tokens, options.json);
     return 0;

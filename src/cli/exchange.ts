@@ -38,7 +38,7 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     // The saved request sent dpop_jkt: the code is bound to that key, so the token request proves it (RFC 9449 section 10).
     const savedDpop = saved && options.dpopKey === undefined ? await (await import('./split-flow.js')).dpopSessionOfSavedFlow(saved) : undefined;
     if (savedDpop) config.dpop = savedDpop;
-    const [{ requestToken }, { narrateTokenResponse, printTokenResponse }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
+    const [{ requestToken }, { narrateTokenResponse, printTokenResponse, warnScopesNotGranted }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
     renderer.step('Token request');
     renderer.info(
       `POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`,
@@ -56,6 +56,7 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     );
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
+    warnScopesNotGranted(renderer, config.scopes, tokens);
     // A saved flow is a whole login: check its ID token against the saved nonce and cache the tokens.
     if (saved) await (await import('./after-login.js')).afterLogin({ config, tokens, http, renderer, io, profile: options.profile, nonce: saved.nonce });
     printTokenResponse(io, tokens, options.json);

@@ -8,7 +8,7 @@ import { printJson } from '../output/render.js';
 import { addCommonOptions, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
-import { tokenOrCached } from './token-argument.js';
+import { tokenOrCached, withCachedClient } from './token-argument.js';
 
 export interface IntrospectOptions extends FlowOptionsInput, CommonOptions {
   tokenTypeHint?: string;
@@ -16,9 +16,11 @@ export interface IntrospectOptions extends FlowOptionsInput, CommonOptions {
 }
 
 /** Token introspection (RFC 7662): asks the server whether a token is active and what it stands for. */
-export async function runIntrospect(token: string | undefined, options: IntrospectOptions, io: IO): Promise<number> {
-  const { renderer, http } = await createFlowRuntime(options, io);
+export async function runIntrospect(token: string | undefined, given: IntrospectOptions, io: IO): Promise<number> {
+  const { renderer, http } = await createFlowRuntime(given, io);
   try {
+    // Introspection authenticates the client (RFC 7662 section 2.1): the cached login's, when none is named.
+    const options = await withCachedClient(token, given, io, 'introspection');
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
     const [{ endpointOf }, { introspectToken }] = await Promise.all([import('../client/endpoints.js'), import('../client/token-info.js')]);
     const endpoint = await endpointOf(http, config, 'introspection_endpoint');

@@ -3,7 +3,7 @@ import type { DeviceAuthorizationResponse } from '../oauth/device.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
-import { startSpinner } from '../output/spinner.js';
+import { formatTimeLeft, startSpinner } from '../output/spinner.js';
 import type { CommonOptions } from './command.js';
 import type { FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
@@ -57,7 +57,7 @@ export async function runDeviceLogin(options: DeviceLoginOptions, io: IO, timeou
       await systemBrowserUserAgent({ authorizationUrl: pageUrl, redirectUri: '', signal: controller.signal, io, renderer });
     }
     const deadline = Date.now() + Math.min(timeoutMs, device.expires_in * 1000);
-    const spinner = startSpinner(io.stderr, () => `Waiting for the sign-in at ${device.verification_uri} (${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s left, Ctrl-C to stop)`, io.env);
+    const spinner = startSpinner(io.stderr, () => `Waiting for the sign-in at ${device.verification_uri} (${formatTimeLeft(deadline - Date.now())} left, Ctrl-C to stop)`, io.env);
     let tokens;
     try {
       tokens = await Promise.race([
@@ -73,8 +73,9 @@ export async function runDeviceLogin(options: DeviceLoginOptions, io: IO, timeou
       controller.abort(new FlowError('the flow ended'));
     }
     renderer.step('Token response');
-    const [{ narrateTokenResponse, printTokenResponse }, { afterLogin }] = await Promise.all([import('../output/tokens.js'), import('./after-login.js')]);
+    const [{ narrateTokenResponse, printTokenResponse, warnScopesNotGranted }, { afterLogin }] = await Promise.all([import('../output/tokens.js'), import('./after-login.js')]);
     narrateTokenResponse(renderer, tokens);
+    warnScopesNotGranted(renderer, config.scopes, tokens);
     // No authorization request, so no nonce to match (the device authorization request carries none).
     await afterLogin({ config: { ...config, extraParams: {} }, tokens, http, renderer, io, profile: options.profile, cache: options.cache });
     printTokenResponse(io, tokens, options.json);

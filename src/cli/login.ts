@@ -94,7 +94,7 @@ export async function loginNow(options: LoginOptions, io: IO, deps: LoginDepende
       timeoutMs: (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000,
       http,
       renderer,
-      io: manual ? manual.withoutSpinner(io) : io,
+      io,
     });
     // The ID token is checked (OpenID Connect Core 3.1.3.7) and the tokens cached for `oauthctl token`.
     await (await import('./after-login.js')).afterLogin({ config, tokens: result.tokenResponse, http, renderer, io, profile: options.profile, cache: options.cache, tokenStore: options.tokenStore });

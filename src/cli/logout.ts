@@ -45,8 +45,13 @@ export async function runLogout(options: LogoutOptions, io: IO): Promise<number>
     if (options.json) printJson(io, { forgotten: false, revoked: [] } satisfies LogoutResult);
     return 0;
   }
-  const result = await logoutOne(found.entry, found.key, found.cache, options, io, renderer);
-  if (options.json) printJson(io, result);
+  const http = await revocationClient(options, io, renderer);
+  try {
+    const result = await logoutOne(found.entry, found.key, found.cache, options, io, renderer, http);
+    if (options.json) printJson(io, result);
+  } finally {
+    await http?.close();
+  }
   return 0;
 }
 
@@ -64,16 +69,22 @@ async function runLogoutAll(options: LogoutOptions, io: IO): Promise<number> {
   const cache = openTokenCache(io.env);
   const results: (LogoutResult & { login: string; error?: string })[] = [];
   const failed: string[] = [];
-  for (const { entry } of await listCachedTokens(cache)) {
-    const key = keyOfEntry(entry);
-    try {
-      results.push({ login: describeKey(key), ...(await logoutOne(entry, key, cache, options, io, renderer)) });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      renderer.warn(`${describeKey(key)} stays cached: ${message}`);
-      results.push({ login: describeKey(key), forgotten: false, revoked: [], error: message });
-      failed.push(describeKey(key));
+  // One HTTP client for every login: one --insecure warning for the command.
+  const http = await revocationClient(options, io, renderer);
+  try {
+    for (const { entry } of await listCachedTokens(cache)) {
+      const key = keyOfEntry(entry);
+      try {
+        results.push({ login: describeKey(key), ...(await logoutOne(entry, key, cache, options, io, renderer, http)) });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        renderer.warn(`${describeKey(key)} stays cached: ${message}`);
+        results.push({ login: describeKey(key), forgotten: false, revoked: [], error: message });
+        failed.push(describeKey(key));
+      }
     }
+  } finally {
+    await http?.close();
   }
   if (results.length === 0) renderer.info('Nothing to log out: no tokens are cached.');
   if (options.json) printJson(io, results);
@@ -86,33 +97,35 @@ async function runLogoutAll(options: LogoutOptions, io: IO): Promise<number> {
   return 0;
 }
 
+/** The HTTP client that revokes, unless --no-revoke. */
+async function revocationClient(options: LogoutOptions, io: IO, renderer: Renderer): Promise<HttpClient | undefined> {
+  if (options.revoke === false) return undefined;
+  const { createHttpClient } = await import('../client/http.js');
+  return createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+}
+
 /** Revokes one cached login where its server allows, then forgets it. Throws (the login stays cached) when revoking fails. */
-async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer): Promise<LogoutResult> {
-  const [{ createHttpClient }, { forgetTokens, describeKey }] = await Promise.all([import('../client/http.js'), import('../store/token-cache.js')]);
+async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer, http: HttpClient | undefined): Promise<LogoutResult> {
+  const { forgetTokens, describeKey } = await import('../store/token-cache.js');
   const result: LogoutResult = { forgotten: false, revoked: [] };
-  if (options.revoke !== false) {
-    const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
-    try {
-      const endpoint = options.revocationEndpoint ?? (await revocationEndpointOf(entry, options, io, http, renderer));
-      if (endpoint === undefined) {
-        renderer.warn('the server offers no revocation endpoint (RFC 7009): the tokens are forgotten here but stay valid until they expire');
-      } else {
-        result.revocation_endpoint = endpoint;
-        const client = { clientId: entry.client_id, authMethod: entry.auth_method as ClientAuthMethod, clientSecret: await clientSecretFor(entry, options, io) };
-        renderer.step('Token revocation');
-        const tokens: [TokenTypeHint, string | undefined][] = [
-          ['refresh_token', entry.refresh_token],
-          ['access_token', entry.access_token],
-        ];
-        for (const [hint, token] of tokens) {
-          if (token === undefined) continue;
-          await revokeToken(http, client, endpoint, token, hint, REFUSED_HINT, UNREACHABLE);
-          renderer.ok(`${hint} revoked at ${endpoint}`);
-          result.revoked.push(hint);
-        }
+  if (http !== undefined) {
+    const endpoint = options.revocationEndpoint ?? (await revocationEndpointOf(entry, options, io, http, renderer));
+    if (endpoint === undefined) {
+      renderer.warn('the server offers no revocation endpoint (RFC 7009): the tokens are forgotten here but stay valid until they expire');
+    } else {
+      result.revocation_endpoint = endpoint;
+      const client = { clientId: entry.client_id, authMethod: entry.auth_method as ClientAuthMethod, clientSecret: await clientSecretFor(entry, options, io) };
+      renderer.step('Token revocation');
+      const tokens: [TokenTypeHint, string | undefined][] = [
+        ['refresh_token', entry.refresh_token],
+        ['access_token', entry.access_token],
+      ];
+      for (const [hint, token] of tokens) {
+        if (token === undefined) continue;
+        await revokeToken(http, client, endpoint, token, hint, REFUSED_HINT, UNREACHABLE);
+        renderer.ok(`${hint} revoked at ${endpoint}`);
+        result.revoked.push(hint);
       }
-    } finally {
-      await http.close();
     }
   }
   result.forgotten = await forgetTokens(cache, key);

@@ -27,9 +27,10 @@ export async function runRefresh(options: RefreshOptions, io: IO): Promise<numbe
   try {
     const scope = options.scope?.length ? formatScope(parseScope(options.scope)) : undefined;
     const tokens = options.refreshToken === undefined ? await refreshCachedLogin(options, io, http, renderer, scope) : await refreshGiven(options, options.refreshToken, io, http, renderer);
-    const { narrateTokenResponse, printTokenResponse } = await import('../output/tokens.js');
+    const { narrateTokenResponse, printTokenResponse, warnScopesNotGranted } = await import('../output/tokens.js');
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
+    if (scope) warnScopesNotGranted(renderer, parseScope(scope), tokens);
     printTokenResponse(io, tokens, options.json);
     return 0;
   } finally {

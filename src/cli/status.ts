@@ -77,7 +77,7 @@ export async function runStatus(options: StatusOptions, io: IO, now: () => numbe
 function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, options: StatusOptions): void {
   const r = createRenderer(io, options);
   const who = key.profile !== undefined || key.clientId !== undefined ? describeKey(key) : result.client_id ? `client ${result.client_id}` : '';
-  const login = key.profile !== undefined ? `oauthctl login --profile ${key.profile}` : 'oauthctl login';
+  const login = loginLine(key, result);
   if (result.status === 'absent') {
     io.stderr.write(`Not logged in${who ? ` (${who})` : ''}: no tokens are cached. Log in with: ${login}\n`);
     return;
@@ -95,6 +95,24 @@ function describeStatus(result: StatusResult, key: TokenCacheKey, io: IO, option
     lines.push(result.refresh_token ? `  \`oauthctl token${key.profile !== undefined ? ` --profile ${key.profile}` : ''}\` will refresh it` : `  log in again: ${login}`);
   }
   for (const line of lines) r.line(line);
+}
+
+/**
+ * The `login` line that logs in again as the cached login did: its profile, else its server, client
+ * and scope (a client secret, if any, comes from --client-secret or OAUTHCTL_CLIENT_SECRET).
+ */
+export function loginLine(key: TokenCacheKey, result: StatusResult): string {
+  if (key.profile !== undefined) return `oauthctl login --profile ${key.profile}`;
+  const issuer = result.issuer ?? key.issuer;
+  const tokenEndpoint = result.token_endpoint ?? key.tokenEndpoint;
+  const flags: string[] = [];
+  if (issuer !== undefined) flags.push(`--issuer ${issuer}`);
+  else if (tokenEndpoint?.endsWith('/token')) flags.push(`--auth-url ${serverOf({ tokenEndpoint })}`);
+  else if (tokenEndpoint !== undefined) flags.push(`--token-endpoint ${tokenEndpoint}`);
+  const clientId = result.client_id ?? key.clientId;
+  if (clientId !== undefined) flags.push(`--client-id ${clientId}`);
+  if (result.scope) flags.push(`--scope ${/^[\w.:/-]+$/.test(result.scope) ? result.scope : `'${result.scope.replace(/'/g, "'\\''")}'`}`);
+  return ['oauthctl login', ...flags].join(' ');
 }
 
 /** `valid, expires in 4 min`, `expired 2 h ago`, `valid (the server gave no expiry)`. */

@@ -33,6 +33,8 @@ export interface CachedLoginSelector {
   clientId?: string | undefined;
   /** For a refresh by a confidential client; else OAUTHCTL_CLIENT_SECRET, else the profile's. */
   clientSecret?: string | undefined;
+  /** The URL the token is for (`call URL`): of several cached logins, the one of its server is taken. */
+  url?: string | undefined;
 }
 
 export interface CachedLogin {
@@ -61,18 +63,27 @@ export function keyOfEntry(entry: CachedTokens): TokenCacheKey {
 
 /** Finds the login the selector means. `entry` is undefined when nothing is cached for it. */
 export async function findCachedLogin(selector: CachedLoginSelector, env: Env, cache: TokenCache = openTokenCache(env)): Promise<CachedLogin> {
-  const key = keyFromSelector(selector, env);
+  // A server named without --client-id: the login cached for that server, when there is one.
+  const server = selectedProfileName(selector.profile, env) === undefined && selector.clientId === undefined ? (selector.issuer ?? selector.authUrl ?? selector.tokenEndpoint) : undefined;
+  const key = server === undefined ? keyFromSelector(selector, env) : undefined;
   if (key !== undefined) return { key, entry: await readCachedTokens(cache, key), cache };
   const all = await listCachedTokens(cache);
-  if (all.length === 0) return { key: {}, entry: undefined, cache };
-  if (all.length > 1) {
-    const names = all.map(({ entry }) =>
-      entry.profile !== undefined ? `--profile ${entry.profile}` : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`,
-    );
-    throw new UsageError(`${all.length} logins are cached; say which one`, names.join(' | '));
+  const chosen = await chooseCachedLogin(all, server ?? selector.url, server !== undefined);
+  if (chosen === undefined) return { key: {}, entry: undefined, cache };
+  return { key: keyOfEntry(chosen.entry), entry: chosen.entry, cache };
+}
+
+/** Of the cached logins, the only one, or the one `url` names; with `mustFit`, only one that fits it. */
+async function chooseCachedLogin<T extends { entry: CachedTokens }>(all: readonly T[], url: string | undefined, mustFit: boolean): Promise<T | undefined> {
+  const { cachedLoginForUrl, sayWhichLogin } = await import('./cached-login-choice.js');
+  const fits = url === undefined ? undefined : cachedLoginForUrl(all, url);
+  if (fits !== undefined) return fits;
+  if (mustFit) {
+    if (all.length > 1) throw sayWhichLogin(all, `logins are cached, none of them alone for ${url}`);
+    return undefined;
   }
-  const only = all[0]!.entry;
-  return { key: keyOfEntry(only), entry: only, cache };
+  if (all.length > 1) throw sayWhichLogin(all);
+  return all[0];
 }
 
 /**
@@ -114,8 +125,11 @@ async function unreachableTold<T>(request: Promise<T>): Promise<T> {
   }
 }
 
-/** The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or the entry's profile. */
-async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
+/**
+ * The client secret of a cached login whose method uses one: the selector, OAUTHCTL_CLIENT_SECRET, or
+ * the entry's profile; a UsageError that says `doing` needs it when none is given.
+ */
+export async function clientSecretOf(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<string | undefined> {
   if (!usesClientSecret(entry.auth_method as ClientAuthMethod)) return undefined;
   let clientSecret = selector.clientSecret ?? (env.OAUTHCTL_CLIENT_SECRET || undefined);
   if (clientSecret === undefined && entry.profile !== undefined) {

@@ -8,7 +8,7 @@ import {
   SLOW_DOWN_SECONDS,
   type DeviceAuthorizationResponse,
 } from '../oauth/device.js';
-import { explainOAuthError, OAuthError } from '../oauth/errors.js';
+import { explainOAuthError, formatOAuthError, OAuthError } from '../oauth/errors.js';
 import { formatScope } from '../oauth/scope.js';
 import type { TokenResponse } from '../oauth/token-request.js';
 import { postAuthenticated } from './endpoint-request.js';
@@ -76,8 +76,10 @@ export async function pollForDeviceTokens(http: HttpClient, config: FlowConfig, 
         options.onPending?.(error, interval);
         continue;
       }
-      if (error === 'access_denied') throw new FlowError('the user denied access at the verification page', 'start again and approve the request');
-      if (error === 'expired_token') throw new FlowError('the device code expired before the user finished', 'start again and finish at the verification page sooner');
+      // Named by its code as the code flow names it, with the server's words (RFC 8628 section 3.5).
+      const answered = err instanceof TokenRequestError && err.oauthError ? `the authorization server answered ${formatOAuthError(err.oauthError)}` : '';
+      if (error === 'access_denied') throw new FlowError(answered, 'the user denied access at the verification page: start again and approve the request');
+      if (error === 'expired_token') throw new FlowError(answered, 'the device code expired before the user finished: start again and finish at the verification page sooner');
       throw err;
     }
   }

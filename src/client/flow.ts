@@ -6,11 +6,11 @@ import { harClock } from '../output/har.js';
 import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
 import type { Renderer } from '../output/render.js';
-import { narrateTokenResponse } from '../output/tokens.js';
+import { narrateTokenResponse, warnScopesNotGranted } from '../output/tokens.js';
 import type { FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
-import { startSpinner } from '../output/spinner.js';
+import { formatTimeLeft, startSpinner } from '../output/spinner.js';
 import { requestToken } from './token.js';
 import type { UserAgent } from './user-agent.js';
 
@@ -92,6 +92,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     );
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokenResponse);
+    warnScopesNotGranted(renderer, config.scopes, tokenResponse);
     return { tokenResponse, authorizationUrl, redirectUri: receiver.redirectUri, capture };
   } finally {
     await receiver.close();
@@ -107,7 +108,7 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new FlowError(`timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}`, 'finish the login in the browser sooner, or raise --timeout'));
+      reject(redirectTimeout(seconds, receiver));
     }, timeoutMs);
   });
   const agentFailed = options.userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer }).then(
@@ -116,11 +117,14 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
       throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
     },
   );
-  const spinner = startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatLeft(deadline - Date.now())} left, Ctrl-C to stop)`, io.env);
+  // A pasted URL has no listener to wait on: the paste prompt is all the user needs to see.
+  const spinner = receiver.pasted
+    ? undefined
+    : startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatTimeLeft(deadline - Date.now())} left, Ctrl-C to stop)`, io.env);
   try {
     return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, timeout]);
   } finally {
-    spinner.stop();
+    spinner?.stop();
     clearTimeout(timer);
     controller.abort(new FlowError('the flow ended'));
   }
@@ -153,7 +157,20 @@ function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
   }
 }
 
-function formatLeft(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+/**
+ * The timeout's failure, with what usually causes it: the server refused the redirect URI (it shows an
+ * error page instead of redirecting) or the login was not finished; and how to see which.
+ */
+function redirectTimeout(seconds: number, receiver: RedirectReceiver): FlowError {
+  if (receiver.pasted) {
+    return new FlowError(`timed out after ${seconds} s waiting for the redirect URL to be pasted`, 'paste the address the browser was sent to after the login, or raise --timeout');
+  }
+  const uri = new URL(receiver.redirectUri);
+  const listen = `oauthctl listen --port ${uri.port || (uri.protocol === 'https:' ? 443 : 80)} --path ${uri.pathname}`;
+  return new FlowError(
+    `timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}: nothing came back`,
+    'the usual causes: the redirect URI, or its port, is not registered for the client (the server then shows an error page instead of redirecting), ' +
+      'or the login was not finished in the browser; to see the page, run again with --no-browser and open the URL it prints; ' +
+      `to see what a redirect carries, run \`${listen}\` and log in with that URI; or raise --timeout`,
+  );
 }

@@ -1,5 +1,5 @@
 import { FlowError } from '../errors.js';
-import { redactForm, redactHeaderValue, redactParams } from '../output/redact.js';
+import { redactForm, redactHeaderValue, redactParams, redactUrl } from '../output/redact.js';
 import { harClock, type HarActor } from '../output/har.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
@@ -19,6 +19,11 @@ export interface HttpClientOptions {
   renderer?: Renderer | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (the command's io.env); default process.env. */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Values the user gave that requests carry under names the trace cannot know (a login form's
+   * password field): redacted in the trace wherever a request sends one as a whole value.
+   */
+  secrets?: readonly string[] | undefined;
   /** Mutual TLS (RFC 8705): the client certificate and its private key, PEM, presented when a server asks. */
   clientCertificate?: { cert: string; key: string } | undefined;
   /** Who sends these requests, for --trace (the renderer's recorder): the client itself by default, or the user agent. */
@@ -60,6 +65,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const env = options.env ?? process.env;
   const renderer = options.renderer;
+  // --trace scrubs the values the user gave (a login form's password) from its file too, whatever the field is called.
+  for (const secret of options.secrets ?? []) renderer?.har?.addSecret(secret);
   if (options.insecure) {
     const text = '--insecure: TLS certificates are NOT verified. Anyone on the network path can read and change this traffic, tokens and secrets included. Never use this outside a test setup.';
     if (renderer) renderer.warn(text);
@@ -78,7 +85,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const url = String(target);
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
-    traceRequest(renderer, method, url, headers, req.body);
+    traceRequest(renderer, method, url, headers, req.body, options.secrets ?? []);
     const started = Date.now();
     const startedAt = harClock();
     const deadline = new RequestDeadline(timeoutMs, req.signal);
@@ -174,19 +181,17 @@ function proxyThatFailed(e: { port?: number; hostname?: string }, url: string, e
   return failedElsewhere ? { url: env[variable] ?? '', variable } : undefined;
 }
 
-function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined): void {
+function traceRequest(renderer: Renderer | undefined, method: string, url: string, headers: Record<string, string | string[]>, body: string | undefined, secrets: readonly string[]): void {
   if (!renderer?.verbose) return;
   const show = renderer.showSecrets;
-  const u = new URL(url);
-  if (u.search) u.search = redactForm(u.searchParams, show);
-  renderer.trace(`> ${method} ${u.href}`);
+  renderer.trace(`> ${method} ${redactUrl(url, show, secrets)}`);
   for (const [name, values] of Object.entries(headers)) {
-    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show)}`);
+    for (const value of Array.isArray(values) ? values : [values]) renderer.trace(`> ${name}: ${redactHeaderValue(name, value, show, secrets)}`);
   }
   if (body !== undefined) {
     const type = String(Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '');
     renderer.trace('>');
-    renderer.trace(`> ${redactBody(body, type, show)}`);
+    renderer.trace(`> ${redactBody(body, type, show, secrets)}`);
   }
 }
 
@@ -203,16 +208,19 @@ function traceResponse(renderer: Renderer | undefined, status: number, headers: 
   }
 }
 
-/** A body for a trace: form and JSON bodies with their secret fields redacted; other bodies cut short. */
-export function redactBody(body: string, contentType: string, show: boolean): string {
+/**
+ * A body for a trace: form and JSON bodies with their secret fields redacted (by name, and in a
+ * request by the `secrets` it sends); other bodies cut short.
+ */
+export function redactBody(body: string, contentType: string, show: boolean, secrets: readonly string[] = []): string {
   if (/application\/x-www-form-urlencoded/i.test(contentType)) {
-    return [...new URLSearchParams(redactForm(body, show))].map(([k, v]) => `${k}=${v}`).join('&');
+    return [...new URLSearchParams(redactForm(body, show, secrets))].map(([k, v]) => `${k}=${v}`).join('&');
   }
   if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
     try {
       const parsed: unknown = parseJson(body);
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-        return JSON.stringify(redactParams(parsed as Record<string, unknown>, show));
+        return JSON.stringify(redactParams(parsed as Record<string, unknown>, show, secrets));
       }
       return JSON.stringify(parsed);
     } catch {

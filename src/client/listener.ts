@@ -42,6 +42,8 @@ export interface RedirectListenerOptions {
 export interface RedirectReceiver {
   /** The redirect URI to send in the authorization request (with the real port for a listener). */
   redirectUri: string;
+  /** The redirect arrives as a URL the user pastes (--manual): no listener, nothing to count down. */
+  pasted?: boolean;
   waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture>;
   close(): Promise<void>;
 }
@@ -70,6 +72,15 @@ export function loopbackBindAddress(hostname: string): string | undefined {
 const FRAGMENT_HEADER = 'x-oauthctl-fragment';
 
 /**
+ * The port a URI names, as written: `http://127.0.0.1:80/cb` names 80, which the URL parser drops as
+ * the scheme's default. Undefined when the URI names none (then the listener takes a free one).
+ */
+export function portAsWritten(uri: string): number | undefined {
+  const port = /^[a-z][a-z\d+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d+)(?:[/?#]|$)/i.exec(uri)?.[1];
+  return port === undefined ? undefined : Number(port);
+}
+
+/**
  * Starts the loopback redirect listener (RFC 8252 section 7.3). It binds only the loopback address the
  * redirect URI names (never 0.0.0.0), serves only the redirect path, captures the first redirect and
  * answers the browser with a small page, then closes.
@@ -87,6 +98,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     );
   }
   const path = options.path ?? uri.pathname;
+  const writtenPort = portAsWritten(String(options.redirectUri));
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
 
   let captured: RedirectCapture | undefined;
@@ -178,20 +190,23 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
-        reject(new UsageError(`port ${uri.port} on ${host} is already in use, so the redirect cannot be received there`, 'pick another port in --redirect-uri, or leave the port out for a free one'));
+        reject(
+          new UsageError(`port ${writtenPort} on ${host} is already in use, so the redirect cannot be received there`, 'pick another port in --redirect-uri, or leave the port out for a free one'),
+        );
       } else if (err.code === 'EADDRNOTAVAIL' || err.code === 'EAFNOSUPPORT') {
         reject(new UsageError(`cannot listen on ${host}: ${err.message}`, 'this machine may lack that loopback address; try http://127.0.0.1/callback'));
       } else {
         reject(err);
       }
     });
-    server.listen({ host, port: uri.port === '' ? 0 : Number(uri.port), exclusive: true }, () => resolve());
+    server.listen({ host, port: writtenPort ?? 0, exclusive: true }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const actual = new URL(uri.href);
-  actual.port = String(port);
   if (options.path !== undefined) actual.pathname = path;
   const bracketed = host.includes(':') ? `[${host}]` : host;
+  // The port is always written out, the scheme's default too: the URI sent is the one registered.
+  const redirectUri = `${actual.protocol}//${actual.hostname}:${port}${actual.pathname}${actual.search}`;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -203,7 +218,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
   };
 
   return {
-    redirectUri: actual.href,
+    redirectUri,
     url: `http://${bracketed}:${port}`,
     host,
     port,

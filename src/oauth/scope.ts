@@ -19,3 +19,13 @@ export function formatScope(scopes: readonly string[]): string {
 export function isValidScopeToken(token: string): boolean {
   return /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(token);
 }
+
+/**
+ * The scopes asked for that the token response did not grant. RFC 6749 section 5.1: the response's
+ * `scope` may be left out when it is the scope requested, so without one nothing is missing.
+ */
+export function scopesNotGranted(requested: readonly string[], grantedScope: unknown): string[] {
+  if (typeof grantedScope !== 'string') return [];
+  const granted = new Set(parseScope(grantedScope));
+  return requested.filter((s) => !granted.has(s));
+}

@@ -52,3 +52,9 @@ export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.
     },
   };
 }
+
+/** Time left in a countdown, in the one format every countdown uses: `4:05`. */
+export function formatTimeLeft(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}

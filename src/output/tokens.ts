@@ -1,4 +1,5 @@
 import { decodeJwtUnverified, describeClaims, formatRelative } from '../oauth/jwt.js';
+import { scopesNotGranted } from '../oauth/scope.js';
 import type { TokenResponse } from '../oauth/token-request.js';
 import { redactParams } from './redact.js';
 import { escapeTerminal } from './escape.js';
@@ -25,6 +26,18 @@ export function narrateTokenResponse(renderer: Renderer, tokens: TokenResponse, 
     renderer.info(`  header: ${JSON.stringify(jwt.header)}`);
     for (const line of describeClaims(jwt.claims, now)) renderer.info(`  ${line}`);
   }
+}
+
+/**
+ * Says on stderr which scopes asked for the server did not grant, after the token response: a dropped
+ * `offline_access` means no refresh token, and servers such as oidc-provider grant it only with
+ * prompt=consent (OpenID Connect Core 1.0 section 11).
+ */
+export function warnScopesNotGranted(renderer: Renderer, requested: readonly string[], tokens: TokenResponse): void {
+  const missing = scopesNotGranted(requested, tokens.scope);
+  if (missing.length === 0) return;
+  const offline = missing.includes('offline_access') ? '; without offline_access there is no refresh token: some servers grant it only with --param prompt=consent' : '';
+  renderer.warn(`scope asked for but not granted: ${missing.join(' ')} (the server granted ${JSON.stringify(tokens.scope)})${offline}`);
 }
 
 /**

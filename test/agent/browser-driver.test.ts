@@ -65,7 +65,7 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
     expect(capture.params.error).toBe('access_denied');
     await server?.close();
     await listener?.close();
-    await expect(loginThroughChromium({ password: 'wrong' })).rejects.toThrow(/the server showed the login form again; check the username and password/);
+    await expect(loginThroughChromium({ password: 'wrong' })).rejects.toThrow(/login failed at \S+: the server said/);
   });
 });
 

@@ -54,7 +54,7 @@ describe('login --headless against the built-in mock', () => {
       .split('\n')
       .filter((l) => l.startsWith('oauthctl: error:'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/login failed at http:\/\/127\.0\.0\.1:\d+\/\S+: the server showed the login form again; check the username and password/);
+    expect(lines[0]).toMatch(/login failed at http:\/\/127\.0\.0\.1:\d+\/authorize: the server said "Incorrect account name or password\." \(check the username and password/);
     expect(io.err()).not.toContain('not-it');
   });
 

@@ -72,8 +72,8 @@ describe('headless navigation against a plain HTML login server', () => {
     const failure = navigate(authorizeUrl(server), { http, redirectUri, consent: 'approve', credentials: { username: USER, password: 'wrong' } });
     await expect(failure).rejects.toMatchObject({
       exitCode: 1,
-      message: `login failed at ${server.url}/app/login: the server showed the login form again; check the username and password`,
-      hint: 'the page said: "Invalid email or password."',
+      message: `login failed at ${server.url}/app/login: the server said "Invalid email or password."`,
+      hint: 'check the username and password (--username and --password, or OAUTHCTL_USERNAME and OAUTHCTL_PASSWORD)',
     });
   });
 

@@ -316,7 +316,7 @@ describe('audit command line', () => {
       [['--client-id', 'photo-cli', '--password', 'x'], /^oauthctl: error: audit needs --username \(give --username or set OAUTHCTL_USERNAME\)\n$/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--probe', 'nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, /],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--only', 'flow,nope'], /^oauthctl: error: unknown probe "nope" \(probes: flow, state, .*, token-exchange-type\)\n$/],
-      [['--client-id', 'photo-cli', ...ACCOUNT, '--skip', 'tls', '--skip', 'framin'], /^oauthctl: error: unknown probe "framin" \(probes: flow, state, .*framing/],
+      [['--client-id', 'photo-cli', ...ACCOUNT, '--skip', 'tls', '--skip', 'framin'], /^oauthctl: error: unknown probe "framin" \(did you mean "framing"\? probes: flow, state, .*framing/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--api-url', 'ftp://x'], /^oauthctl: error: --api-url "ftp:\/\/x" is not an http\(s\) URL/],
       [['--client-id', 'photo-cli', ...ACCOUNT, '--second-client-secret', 's'], /^oauthctl: error: --second-client-secret needs --second-client-id\n$/],
       [

@@ -82,7 +82,9 @@ describe('login --device (RFC 8628)', () => {
       env,
     );
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n').pop()).toMatch(/^oauthctl: error: the user denied access at the verification page/);
+    expect(r.stderr.trim().split('\n').pop()).toMatch(
+      /^oauthctl: error: the authorization server answered access_denied.* \(the user denied access at the verification page: start again and approve the request\)$/,
+    );
   });
 
   it('a client the server refuses the grant to: the device authorization error, exit 1; no endpoint known: exit 2', async () => {

@@ -76,8 +76,9 @@ describe('polling the token endpoint with a device code (RFC 8628 section 3.4, 3
   it('access_denied and expired_token end the flow with one line; so does a timeout, before the code expires', async () => {
     const http = createHttpClient();
     for (const [error, message] of [
-      ['access_denied', /user denied access/],
-      ['expired_token', /device code expired/],
+      // Named by its code, as the code flow names it, and in words.
+      ['access_denied', /^the authorization server answered access_denied$/],
+      ['expired_token', /^the authorization server answered expired_token$/],
       ['invalid_grant', /invalid_grant/],
     ] as const) {
       const s = await scriptedServer([{ error }]);
@@ -85,6 +86,7 @@ describe('polling the token endpoint with a device code (RFC 8628 section 3.4, 3
       const err = await pollForDeviceTokens(http, config(s.url), device, { timeoutMs: 60_000, sleep: time.sleep, now: time.now }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(FlowError);
       expect((err as Error).message).toMatch(message);
+      if (error === 'access_denied') expect((err as FlowError).hint).toBe('the user denied access at the verification page: start again and approve the request');
     }
     const s = await scriptedServer([{ error: 'authorization_pending' }]);
     const time = fakeTime();

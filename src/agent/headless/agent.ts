@@ -1,11 +1,8 @@
-import { FlowError } from '../../errors.js';
-import { redact } from '../../output/redact.js';
-import type { Renderer } from '../../output/render.js';
-import { formUrlEncode } from '../../oauth/token-request.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http.js';
 import type { UserAgent, UserAgentContext } from '../../client/user-agent.js';
 import { CookieJar } from './cookies.js';
 import type { ConsentDecision } from './forms.js';
+import { stoppedOnPage } from './page-errors.js';
 import { DEFAULT_MAX_STEPS, navigate, type NavigationResult } from './navigate.js';
 
 export interface HeadlessUserAgentOptions {
@@ -25,9 +22,9 @@ export interface HeadlessUserAgentOptions {
  */
 export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): UserAgent {
   return async (ctx: UserAgentContext) => {
-    const renderer = scrubbingRenderer(ctx.renderer, [options.password]);
+    const renderer = ctx.renderer;
     // The command has already warned about --insecure with its own client: no second warning.
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent' });
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent', secrets: [options.password] });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {
@@ -50,28 +47,9 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
 
 /** Sends the redirect to the loopback listener, as a browser would (GET, or POST for form_post). */
 async function deliverRedirect(http: HttpClient, result: NavigationResult, ctx: UserAgentContext): Promise<void> {
-  if (result.kind === 'page') {
-    throw new FlowError(
-      `headless login stopped at ${result.url}: the server answered HTTP ${result.status}${result.text ? ` with ${JSON.stringify(result.text)}` : ''} and no form to go on with`,
-      'run with --verbose to see every step',
-    );
-  }
+  if (result.kind === 'page') throw stoppedOnPage(result, { redirectUri: ctx.redirectUri, clientId: new URL(ctx.authorizationUrl).searchParams.get('client_id') ?? undefined });
   ctx.renderer.info(`redirected to the redirect URI after ${result.steps} step${result.steps === 1 ? '' : 's'}`);
   const headers: Record<string, string> = { accept: 'text/html' };
   if (result.method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
   await http.request(result.url, { method: result.method, headers, ...(result.body !== undefined ? { body: result.body } : {}), signal: ctx.signal });
-}
-
-/**
- * A renderer whose traces never show the given secrets: the HTTP trace redacts parameters named
- * `password`, but a login form may call its field anything (`pwd`, `j_password`, `credential`).
- */
-export function scrubbingRenderer(renderer: Renderer, secrets: readonly string[]): Renderer {
-  // --trace scrubs them from its file too.
-  for (const s of secrets) renderer.har?.addSecret(s);
-  if (renderer.showSecrets) return renderer;
-  const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [...new Set([s, encodeURIComponent(s), formUrlEncode(s)])]);
-  forms.sort((a, b) => b.length - a.length);
-  const scrub = (text: string) => forms.reduce((out, s) => out.split(s).join(redact(s)), text);
-  return { ...renderer, trace: (text: string) => renderer.trace(scrub(text)) };
 }

@@ -1,8 +1,9 @@
 import { FlowError } from '../../errors.js';
-import { redact } from '../../output/redact.js';
+import { redact, redactUrl } from '../../output/redact.js';
 import type { HttpClient, HttpResponse } from '../../client/http.js';
 import { CookieJar } from './cookies.js';
 import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './forms.js';
+import { loginFailed, pageSummary } from './page-errors.js';
 import { parsePage } from './page.js';
 
 export const DEFAULT_MAX_STEPS = 25;
@@ -51,6 +52,8 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const trace = options.trace ?? (() => undefined);
   const show = options.showSecrets === true;
+  // A GET login form sends the password in the URL: the trace shows URLs with it redacted.
+  const shown = (url: string) => redactUrl(url, show, options.credentials ? [options.credentials.password] : []);
   let next: PendingRequest = { method: 'GET', url: authorizationUrl, from: authorizationUrl, status: 0 };
   let steps = 0;
   let passwordSentAt: string | undefined;
@@ -72,21 +75,18 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
       } catch {
         throw new FlowError(`the server at ${next.url} redirected to an invalid URL ${JSON.stringify(location)}`);
       }
-      trace(`headless: ${next.method} ${next.url} -> ${res.status}, Location: ${to}`);
+      trace(`headless: ${next.method} ${shown(next.url)} -> ${res.status}, Location: ${shown(to)}`);
       const keep = res.status === 307 || res.status === 308;
       next = keep ? { method: next.method, url: to, body: next.body, from: next.url, status: res.status } : { method: 'GET', url: to, from: next.url, status: res.status };
       continue;
     }
-    trace(`headless: ${next.method} ${next.url} -> ${res.status}${contentTypeNote(res)}`);
+    trace(`headless: ${next.method} ${shown(next.url)} -> ${res.status}${contentTypeNote(res)}`);
 
     const html = /html|xml/i.test(res.headers['content-type'] ?? '') || /^\s*</.test(res.body);
-    const page = html ? parsePage(res.body, next.url) : undefined;
+    const page = html ? await parsePage(res.body, next.url) : undefined;
     const action = page ? decidePageAction(page, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri }) : undefined;
 
-    if (passwordSentAt !== undefined && action?.kind === 'login') {
-      const said = page?.alerts[0];
-      throw new FlowError(`login failed at ${passwordSentAt}: the server showed the login form again; check the username and password`, said ? `the page said: ${JSON.stringify(said)}` : undefined);
-    }
+    if (passwordSentAt !== undefined && page && action?.kind === 'login') throw loginFailed(passwordSentAt, page);
     if (!page || !action || action.kind === 'stuck') {
       if (action?.kind === 'stuck' && action.reason === 'needs-javascript' && res.status < 400) {
         throw new FlowError(`the page at ${next.url} needs JavaScript: ${action.detail}`, 'use --browser-driver chromium to log in through a real browser');
@@ -94,8 +94,8 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
       if (action?.kind === 'stuck' && action.reason === 'no-decision') {
         throw new FlowError(`headless login stuck at ${next.url}: ${action.detail}`, 'use --browser-driver chromium, or --consent approve|deny');
       }
-      trace(`headless: nothing to do on ${next.url}${action?.kind === 'stuck' ? ` (${action.detail})` : ''}`);
-      return { kind: 'page', url: next.url, status: res.status, title: page?.title ?? '', text: pageText(page?.alerts, page?.title, res.body), steps };
+      trace(`headless: nothing to do on ${shown(next.url)}${action?.kind === 'stuck' ? ` (${action.detail})` : ''}`);
+      return { kind: 'page', url: next.url, status: res.status, title: page?.title ?? '', text: pageSummary(page, res.body), steps };
     }
 
     switch (action.kind) {
@@ -126,7 +126,7 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
         next = submit(action.submission, next.url, res.status);
         break;
       case 'refresh':
-        trace(`headless: meta refresh to ${action.url}`);
+        trace(`headless: meta refresh to ${shown(action.url)}`);
         next = { method: 'GET', url: action.url, from: next.url, status: res.status };
         break;
     }
@@ -145,7 +145,7 @@ function submit(submission: FormSubmission, from: string, status: number): Pendi
 
 async function send(http: HttpClient, req: PendingRequest, jar: CookieJar, signal: AbortSignal | undefined): Promise<HttpResponse> {
   const headers: Record<string, string> = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'user-agent': 'oauthctl-headless' };
-  const cookie = jar.cookieHeader(req.url);
+  const cookie = await jar.cookieHeader(req.url);
   if (cookie) headers.cookie = cookie;
   if (req.method === 'POST') {
     headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -154,7 +154,7 @@ async function send(http: HttpClient, req: PendingRequest, jar: CookieJar, signa
   }
   const res = await http.request(req.url, { method: req.method, headers, ...(req.body !== undefined ? { body: req.body } : {}), ...(signal ? { signal } : {}) });
   const setCookie = res.headers['set-cookie'];
-  if (setCookie) jar.setCookies(setCookie.split('\n'), req.url);
+  if (setCookie) await jar.setCookies(setCookie.split('\n'), req.url);
   return res;
 }
 
@@ -175,15 +175,4 @@ function describeFields(submission: FormSubmission, show: boolean): string {
     return `${f.name}=${f.value}`;
   });
   return `${submission.method} ${submission.url.split('?')[0]}${shown.length ? `: ${shown.join(', ')}` : ''}`;
-}
-
-/** A short description of a page for an error message: its alert, else its title, else its text. */
-function pageText(alerts: readonly string[] | undefined, title: string | undefined, body: string): string {
-  return shortLine(alerts?.[0] || title || body.replace(/<[^>]*>/g, ' '));
-}
-
-/** Text as one line of at most 160 characters, for a report or an error message. */
-export function shortLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 160 ? `${line.slice(0, 160)}...` : line;
 }

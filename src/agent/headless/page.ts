@@ -1,4 +1,7 @@
-import { tokenizeHtml } from './html.js';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+
+type Node = DefaultTreeAdapterTypes.Node;
+type Element = DefaultTreeAdapterTypes.Element;
 
 /** One control of a form as the headless user agent sees it. */
 export interface FormField {
@@ -40,13 +43,50 @@ export interface HtmlPage {
   links: HtmlLink[];
   /** Number of <script> elements (inline or with src). */
   scripts: number;
-  /** Text of elements that look like error messages (role=alert, class *error*, *alert*, *danger*). */
+  /**
+   * Text of the elements that show an error to the user: role=alert, a class or id with error,
+   * alert, danger, invalid or flash in it (Django's `errorlist` and `errornote`, Bootstrap's
+   * `alert-danger`, Rails' flash), outermost first; hidden ones are left out.
+   */
   alerts: string[];
+  /** The words a person sees on the page: no <head>, <script>, <style>, <template>, <noscript>, whitespace collapsed. */
+  text: string;
   /** The target of a <meta http-equiv="refresh">, resolved. */
   metaRefresh?: string;
 }
 
 const SUBMIT_TYPES = new Set(['submit', 'image']);
+/** Elements whose text a person never sees (parse5 parses with scripting on, as browsers do). */
+const UNSEEN = new Set(['head', 'script', 'style', 'template', 'noscript', 'title', 'textarea', 'select', 'option']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'li',
+  'ul',
+  'ol',
+  'br',
+  'pre',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'td',
+  'th',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'form',
+  'dt',
+  'dd',
+  'label',
+  'button',
+]);
+const ALERT_CLASS = /error|alert|danger|invalid|flash/i;
 
 export function isSubmitButton(field: FormField): boolean {
   return (field.tag === 'button' || field.tag === 'input') && SUBMIT_TYPES.has(field.type);
@@ -64,184 +104,170 @@ function resolve(href: string, base: string): string | undefined {
   }
 }
 
-function looksLikeAlert(attrs: Record<string, string>): boolean {
-  if (attrs.role === 'alert') return true;
-  return /\b(error|alert|danger|invalid)\b/i.test(`${attrs.class ?? ''} ${attrs.id ?? ''}`);
+function isElement(node: Node): node is Element {
+  return 'tagName' in node;
 }
 
-/** Parses a page into the forms, links and hints the headless user agent needs. Never throws. */
-export function parsePage(html: string, pageUrl: string): HtmlPage {
-  const tokens = tokenizeHtml(html);
-  let base = pageUrl;
-  const page: HtmlPage = { url: pageUrl, title: '', forms: [], links: [], scripts: 0, alerts: [] };
-  const rawForms: { id: string; action: string | undefined; method: string }[] = [];
-  const fieldsByForm: FormField[][] = [];
-  const orphans: { formId: string; field: FormField }[] = [];
-  const labelsFor = new Map<string, string>();
+function attrsOf(element: Element): Record<string, string> {
+  const attrs: Record<string, string> = {};
+  for (const a of element.attrs) if (!(a.name in attrs)) attrs[a.name] = a.value;
+  return attrs;
+}
 
-  let currentForm = -1;
-  let label: { forId: string; text: string; fields: FormField[] } | undefined;
-  let button: FormField | undefined;
-  let select: { field: FormField; first?: string; chosen?: string; option?: { value?: string; text: string; selected: boolean } } | undefined;
-  let link: HtmlLink | undefined;
-  let textarea: FormField | undefined;
-  const alerts: { name: string; depth: number; text: string }[] = [];
+function isHidden(attrs: Record<string, string>): boolean {
+  return 'hidden' in attrs || attrs['aria-hidden'] === 'true' || /display\s*:\s*none|visibility\s*:\s*hidden/i.test(attrs.style ?? '');
+}
 
-  const addField = (field: FormField, formAttr: string | undefined) => {
-    if (formAttr) orphans.push({ formId: formAttr, field });
-    else if (currentForm >= 0) fieldsByForm[currentForm]?.push(field);
-    else return;
-    label?.fields.push(field);
-  };
-  const fieldFrom = (tag: FormField['tag'], attrs: Record<string, string>, type: string): FormField => {
-    const field: FormField = {
-      tag,
-      type,
-      name: attrs.name ?? '',
-      value: attrs.value ?? '',
-      id: attrs.id ?? '',
-      autocomplete: (attrs.autocomplete ?? '').toLowerCase(),
-      label: squash(attrs['aria-label'] ?? attrs.placeholder ?? ''),
-      checked: 'checked' in attrs,
-      disabled: 'disabled' in attrs,
-      text: '',
-    };
-    if (attrs.formaction !== undefined) field.formAction = attrs.formaction;
-    if (attrs.formmethod !== undefined) field.formMethod = attrs.formmethod;
-    return field;
-  };
-  const addText = (text: string) => {
-    if (label) label.text += text;
-    if (button) button.text += text;
-    if (select?.option) select.option.text += text;
-    if (link) link.text += text;
-    for (const a of alerts) a.text += text;
-  };
+function looksLikeAlert(name: string, attrs: Record<string, string>): boolean {
+  if (['input', 'form', 'button', 'img', 'body', 'html', 'label'].includes(name)) return false;
+  if (attrs.role === 'alert') return true;
+  return ALERT_CLASS.test(`${attrs.class ?? ''} ${attrs.id ?? ''}`);
+}
 
-  for (const token of tokens) {
-    if (token.kind === 'text') {
-      addText(token.text);
-      continue;
-    }
-    if (token.kind === 'raw') {
-      if (token.name === 'title') page.title = squash(token.text);
-      // A textarea's content arrives as a raw token right after its start tag.
-      if (token.name === 'textarea' && textarea) textarea.value = token.text;
-      textarea = undefined;
-      continue;
-    }
-    if (token.kind === 'end') {
-      const top = alerts[alerts.length - 1];
-      if (top && top.name === token.name && --top.depth === 0) {
-        alerts.pop();
-        const text = squash(top.text);
+/** All the text under a node, as textContent gives it (template contents aside). */
+function textContent(node: Node): string {
+  if (node.nodeName === '#text') return (node as DefaultTreeAdapterTypes.TextNode).value;
+  if (!('childNodes' in node)) return '';
+  return node.childNodes.map(textContent).join('');
+}
+
+/** The text a person sees under a node: the unseen elements and hidden ones skipped, blocks on their own. */
+function visibleText(node: Node): string {
+  if (node.nodeName === '#text') return (node as DefaultTreeAdapterTypes.TextNode).value;
+  if (!isElement(node)) return 'childNodes' in node ? node.childNodes.map(visibleText).join('') : '';
+  if (UNSEEN.has(node.tagName) || isHidden(attrsOf(node))) return '';
+  const inner = node.childNodes.map(visibleText).join('');
+  return BLOCKS.has(node.tagName) ? ` ${inner} ` : inner;
+}
+
+/** Every element under `root`, in document order. */
+function* elements(root: Node): Generator<Element> {
+  if (!('childNodes' in root)) return;
+  for (const child of root.childNodes) {
+    if (!isElement(child)) continue;
+    yield child;
+    yield* elements(child);
+  }
+}
+
+function fieldFrom(tag: FormField['tag'], attrs: Record<string, string>, type: string): FormField {
+  const field: FormField = {
+    tag,
+    type,
+    name: attrs.name ?? '',
+    value: attrs.value ?? '',
+    id: attrs.id ?? '',
+    autocomplete: (attrs.autocomplete ?? '').toLowerCase(),
+    label: squash(attrs['aria-label'] ?? attrs.placeholder ?? ''),
+    checked: 'checked' in attrs,
+    disabled: 'disabled' in attrs,
+    text: '',
+  };
+  if (attrs.formaction !== undefined) field.formAction = attrs.formaction;
+  if (attrs.formmethod !== undefined) field.formMethod = attrs.formmethod;
+  return field;
+}
+
+/** A <select>'s value: its selected option, else its first (HTML "selectedness"). */
+function selectValue(select: Element): string {
+  const options = [...elements(select)].filter((e) => e.tagName === 'option');
+  const chosen = options.find((o) => o.attrs.some((a) => a.name === 'selected')) ?? options[0];
+  if (!chosen) return '';
+  return attrsOf(chosen).value ?? squash(textContent(chosen));
+}
+
+/**
+ * Parses a page, as a browser would (parse5, the WHATWG HTML parsing algorithm), into the forms,
+ * links and hints the headless user agent needs. parse5 is loaded on the first page read, so a
+ * command that reads none never loads it. Never throws on malformed markup.
+ */
+export async function parsePage(html: string, pageUrl: string): Promise<HtmlPage> {
+  const { parse } = await import('parse5');
+  return readDocument(parse(html), pageUrl);
+}
+
+function readDocument(document: Node, pageUrl: string): HtmlPage {
+  const all = [...elements(document)];
+  const baseHref = all.find((e) => e.tagName === 'base' && e.attrs.some((a) => a.name === 'href'));
+  const base = (baseHref && resolve(attrsOf(baseHref).href ?? '', pageUrl)) ?? pageUrl;
+  const titleElement = all.find((e) => e.tagName === 'title');
+  const body = all.find((e) => e.tagName === 'body');
+  const page: HtmlPage = { url: pageUrl, title: titleElement ? squash(textContent(titleElement)) : '', forms: [], links: [], scripts: 0, alerts: [], text: body ? squash(visibleText(body)) : '' };
+
+  const formElements = all.filter((e) => e.tagName === 'form');
+  const fieldsOf = new Map<Element, FormField[]>(formElements.map((f) => [f, []]));
+  const formsById = new Map(formElements.map((f) => [attrsOf(f).id ?? '', f]));
+  const labelled = new Map<string, string>();
+
+  /** The form that owns a control: its form= attribute, else the nearest form around it. */
+  const walk = (node: Node, form: Element | undefined, label: string[], hiddenAlert: boolean): void => {
+    if (!('childNodes' in node)) return;
+    for (const child of node.childNodes) {
+      if (!isElement(child)) continue;
+      const attrs = attrsOf(child);
+      const name = child.tagName;
+      let owner = name === 'form' ? child : form;
+      let labels = label;
+      let inAlert = hiddenAlert;
+      if (!inAlert && looksLikeAlert(name, attrs) && !isHidden(attrs)) {
+        const text = squash(visibleText(child));
         if (text) page.alerts.push(text);
+        inAlert = true;
       }
-      if (token.name === 'form') currentForm = -1;
-      else if (token.name === 'label' && label) {
-        const text = squash(label.text);
-        if (label.forId) labelsFor.set(label.forId, text);
-        for (const f of label.fields) f.label = squash(`${text} ${f.label}`);
-        label = undefined;
-      } else if (token.name === 'button' && button) {
-        button.text = squash(button.text);
-        button = undefined;
-      } else if (token.name === 'option' && select?.option) {
-        closeOption(select);
-      } else if (token.name === 'select' && select) {
-        if (select.option) closeOption(select);
-        select.field.value = select.chosen ?? select.first ?? '';
-        select = undefined;
-      } else if (token.name === 'a' && link) {
-        link.text = squash(link.text);
-        page.links.push(link);
-        link = undefined;
-      }
-      continue;
-    }
-
-    const { name, attrs } = token;
-    const top = alerts[alerts.length - 1];
-    if (top && top.name === name && !token.selfClosing) top.depth++;
-    else if (looksLikeAlert(attrs) && !token.selfClosing && !['input', 'form', 'button', 'br', 'img'].includes(name)) {
-      alerts.push({ name, depth: 1, text: '' });
-    }
-    switch (name) {
-      case 'base':
-        if (attrs.href) base = resolve(attrs.href, pageUrl) ?? base;
-        break;
-      case 'script':
-        page.scripts++;
-        break;
-      case 'meta':
-        if ((attrs['http-equiv'] ?? '').toLowerCase() === 'refresh') {
-          const m = /url\s*=\s*['"]?([^'"]+)/i.exec(attrs.content ?? '');
-          if (m?.[1]) {
-            const target = resolve(m[1], base);
+      switch (name) {
+        case 'script':
+          page.scripts++;
+          break;
+        case 'meta':
+          if ((attrs['http-equiv'] ?? '').toLowerCase() === 'refresh') {
+            const m = /url\s*=\s*['"]?([^'"]+)/i.exec(attrs.content ?? '');
+            const target = m?.[1] ? resolve(m[1], base) : undefined;
             if (target) page.metaRefresh = target;
           }
+          break;
+        case 'label': {
+          const text = squash(textContent(child));
+          if (attrs.for) labelled.set(attrs.for, text);
+          else labels = [...label, text];
+          break;
         }
-        break;
-      case 'form':
-        rawForms.push({ id: attrs.id ?? '', action: attrs.action, method: attrs.method ?? 'get' });
-        fieldsByForm.push([]);
-        currentForm = rawForms.length - 1;
-        break;
-      case 'label':
-        label = { forId: attrs.for ?? '', text: '', fields: [] };
-        break;
-      case 'input':
-        addField(fieldFrom('input', attrs, (attrs.type ?? 'text').toLowerCase()), attrs.form);
-        break;
-      case 'button': {
-        const field = fieldFrom('button', attrs, (attrs.type ?? 'submit').toLowerCase());
-        addField(field, attrs.form);
-        if (!token.selfClosing) button = field;
-        break;
+        case 'a':
+          if (attrs.href !== undefined) {
+            const href = resolve(attrs.href, base);
+            if (href && /^https?:/.test(href)) page.links.push({ href, text: squash(textContent(child)) });
+          }
+          break;
+        case 'input':
+        case 'button':
+        case 'select':
+        case 'textarea': {
+          const type = name === 'input' ? (attrs.type ?? 'text').toLowerCase() : name === 'button' ? (attrs.type ?? 'submit').toLowerCase() : name;
+          const field = fieldFrom(name, attrs, type);
+          if (label.length) field.label = squash(`${label.join(' ')} ${field.label}`);
+          if (name === 'button') field.text = squash(textContent(child));
+          if (name === 'textarea') field.value = textContent(child);
+          if (name === 'select') field.value = selectValue(child);
+          if (attrs.form !== undefined) owner = formsById.get(attrs.form);
+          if (owner) fieldsOf.get(owner)?.push(field);
+          break;
+        }
+        default:
+          break;
       }
-      case 'textarea':
-        textarea = fieldFrom('textarea', attrs, 'textarea');
-        addField(textarea, attrs.form);
-        break;
-      case 'select': {
-        const field = fieldFrom('select', attrs, 'select');
-        addField(field, attrs.form);
-        select = { field };
-        break;
-      }
-      case 'option':
-        if (select) {
-          if (select.option) closeOption(select);
-          select.option = { text: '', selected: 'selected' in attrs, ...(attrs.value !== undefined ? { value: attrs.value } : {}) };
-        }
-        break;
-      case 'a':
-        if (attrs.href !== undefined) {
-          const href = resolve(attrs.href, base);
-          if (href && /^https?:/.test(href)) link = { href, text: '' };
-        }
-        break;
-      default:
-        break;
+      if (name !== 'textarea' && name !== 'select') walk(child, name === 'form' ? child : form, labels, inAlert);
     }
-  }
-  rawForms.forEach((raw, index) => {
-    const action = raw.action?.trim() ? (resolve(raw.action, base) ?? pageUrl) : pageUrl;
-    const fields = [...(fieldsByForm[index] ?? []), ...orphans.filter((o) => raw.id && o.formId === raw.id).map((o) => o.field)];
+  };
+  walk(document, undefined, [], false);
+
+  formElements.forEach((element, index) => {
+    const attrs = attrsOf(element);
+    const action = attrs.action?.trim() ? (resolve(attrs.action, base) ?? pageUrl) : pageUrl;
+    const fields = fieldsOf.get(element) ?? [];
     for (const f of fields) {
-      const forLabel = f.id ? labelsFor.get(f.id) : undefined;
+      const forLabel = f.id ? labelled.get(f.id) : undefined;
       if (forLabel) f.label = squash(`${forLabel} ${f.label}`);
     }
-    page.forms.push({ index, id: raw.id, action, method: raw.method.toLowerCase() === 'post' ? 'POST' : 'GET', fields });
+    page.forms.push({ index, id: attrs.id ?? '', action, method: (attrs.method ?? 'get').toLowerCase() === 'post' ? 'POST' : 'GET', fields });
   });
   return page;
-}
-
-function closeOption(select: { first?: string; chosen?: string; option?: { value?: string; text: string; selected: boolean } }): void {
-  const option = select.option;
-  if (!option) return;
-  const value = option.value ?? squash(option.text);
-  select.first ??= value;
-  if (option.selected) select.chosen = value;
-  delete select.option;
 }

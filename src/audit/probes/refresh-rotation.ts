@@ -22,7 +22,12 @@ export const refreshRotationProbe: Probe = {
     const issued = await ctx.obtainCode({ scopes });
     const first = await ctx.redeem(issued);
     const refreshToken = refreshTokenOf(first.json);
-    if (!issuedTokens(first) || refreshToken === undefined) return skip(`no refresh token issued (scope ${JSON.stringify(scopes.join(' '))}); add offline_access to --scope if the server grants it`);
+    if (!issuedTokens(first) || refreshToken === undefined) {
+      const hint = scopes.includes('offline_access')
+        ? 'offline_access was asked for and not granted; some servers grant it only with --param prompt=consent'
+        : 'add offline_access to --scope if the server grants it';
+      return skip(`no refresh token issued (scope ${JSON.stringify(scopes.join(' '))}); ${hint}`);
+    }
     const refreshed = await ctx.token({ grant_type: 'refresh_token', refresh_token: refreshToken });
     if (!issuedTokens(refreshed)) return fail(`the refresh token did not work: ${describeExchange(refreshed)}`);
     const next = refreshTokenOf(refreshed.json);

@@ -12,8 +12,9 @@ export interface OidcProviderServer {
  * `password` fields that accepts any account, then a consent page with a Continue button and a
  * Cancel link). Two clients: a public native one (PKCE) and a confidential web one; and, with the
  * device flow and client credentials switched on, a public device client and a confidential service.
+ * `accounts` limits the accounts that exist (by default any login is one).
  */
-export async function startOidcProvider(): Promise<OidcProviderServer> {
+export async function startOidcProvider(options: { accounts?: readonly string[] } = {}): Promise<OidcProviderServer> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -54,6 +55,8 @@ export async function startOidcProvider(): Promise<OidcProviderServer> {
     scopes: ['openid', 'offline_access', 'photo'],
     features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true }, clientCredentials: { enabled: true } },
     cookies: { keys: ['oauthctl-interop-test-cookie-key'] },
+    // With `accounts`, a login with any other account name finds no account (a wrong login).
+    ...(options.accounts ? { findAccount: (_ctx: unknown, sub: string) => (options.accounts?.includes(sub) ? { accountId: sub, claims: () => ({ sub }) } : undefined) } : {}),
   });
   // Development warnings about the in-memory adapter and dev interactions are expected here.
   provider.on('server_error', () => undefined);

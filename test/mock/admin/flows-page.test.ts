@@ -111,3 +111,23 @@ describe('GET /_mock', () => {
     expect(res.headers.get('location')).toBe('/_mock/');
   });
 });
+
+describe('GET /_mock/: numbering', () => {
+  it('flows are numbered 1, 2, ... in the order they started, and every table numbers its rows in the order they came', async () => {
+    const server = await startMock(undefined, { autoLogin: 'alice' });
+    await fetch(`${server.authUrl}/jwks`);
+    await fetch(`${server.authUrl}/.well-known/oauth-authorization-server`);
+    await fetch(authorizeUrl(server, pkceRequest(createPkcePair(), { state: 'first' })), { redirect: 'manual' });
+    await fetch(`${server.authUrl}/jwks`);
+    await fetch(authorizeUrl(server, pkceRequest(createPkcePair(), { state: 'second' })), { redirect: 'manual' });
+    const { html } = await page(server);
+    expect([...html.matchAll(/<h2 id="flow-(\d+)">Flow (\d+):/g)].map((m) => [m[1], m[2]])).toEqual([
+      ['2', '2'],
+      ['1', '1'],
+    ]);
+    expect(html).toContain('<caption>Steps of flow 2</caption>');
+    const others = /<table id="others-steps">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    // Newest first, numbered in the order they came: 3 (the second /jwks), then 2, then 1.
+    expect([...others.matchAll(/<tr[^>]*><td>(\d+)<\/td>/g)].map((m) => m[1])).toEqual(['3', '2', '1']);
+  });
+});

@@ -9,18 +9,26 @@ const MAX_OTHERS = 30;
 const REFRESH_SECONDS = 5;
 
 interface Flow {
+  /** 1 for the first flow in the log, 2 for the next: the order they started in, whatever is shown. */
+  number: number;
   start: RecordedRequest;
   steps: RecordedRequest[];
 }
 
+/** A request with its number in its list: in the order the requests came, from 1. */
+interface NumberedRequest {
+  number: number;
+  request: RecordedRequest;
+}
+
 /** The authorization requests of the log, newest first, each with the later requests that continued it. */
-export function recentFlows(entries: readonly RecordedRequest[]): { flows: Flow[]; others: RecordedRequest[] } {
+export function recentFlows(entries: readonly RecordedRequest[]): { flows: Flow[]; others: NumberedRequest[] } {
   const byId = new Map<number, Flow>();
-  const others: RecordedRequest[] = [];
+  const others: NumberedRequest[] = [];
   for (const e of entries) {
-    if (e.endpoint === 'authorize') byId.set(e.id, { start: e, steps: [e] });
+    if (e.endpoint === 'authorize') byId.set(e.id, { number: byId.size + 1, start: e, steps: [e] });
     else if (e.flow !== undefined && byId.has(e.flow)) byId.get(e.flow)!.steps.push(e);
-    else others.push(e);
+    else others.push({ number: others.length + 1, request: e });
   }
   return { flows: [...byId.values()].reverse().slice(0, MAX_FLOWS), others: others.reverse().slice(0, MAX_OTHERS) };
 }
@@ -85,26 +93,30 @@ function hostOf(url: string): string {
 }
 
 function flowSection(flow: Flow, issuerHost: string): string {
-  const { start, steps } = flow;
+  const { number, start, steps } = flow;
   const params = paramsObject(start.query);
   const client = typeof params.client_id === 'string' ? params.client_id : (start.clientId ?? 'unknown client');
   const last = steps[steps.length - 1]!;
-  const id = `flow-${start.id}`;
+  const id = `flow-${number}`;
   const rows = Object.entries(params)
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(Array.isArray(v) ? v.join(', ') : v)}</dd>`)
     .join('');
   return `<section class="flow" aria-labelledby="${id}">
-<h2 id="${id}">Flow ${start.id}: ${escapeHtml(client)}, ${escapeHtml(last.outcome)}</h2>
+<h2 id="${id}">Flow ${number}: ${escapeHtml(client)}, ${escapeHtml(last.outcome)}</h2>
 <p class="muted">Started <time datetime="${new Date(start.time).toISOString()}">${time(start.time)}</time>, ${steps.length} ${steps.length === 1 ? 'step' : 'steps'}.</p>
 <h3 id="${id}-params">Authorization request</h3>
 ${rows ? `<dl class="params">${rows}</dl>` : '<p>No parameters.</p>'}
-<div class="diagram">${renderSequenceSvg(flowDiagram(steps, issuerHost), { title: `Sequence diagram of flow ${start.id}` })}</div>
-${stepsTable(steps, `Steps of flow ${start.id}`, id)}
+<div class="diagram">${renderSequenceSvg(flowDiagram(steps, issuerHost), { title: `Sequence diagram of flow ${number}` })}</div>
+${stepsTable(
+  steps.map((request, i) => ({ number: i + 1, request })),
+  `Steps of flow ${number}`,
+  id,
+)}
 </section>`;
 }
 
-function stepsTable(steps: readonly RecordedRequest[], caption: string, id: string): string {
-  const rows = steps.map((s, i) => {
+function stepsTable(steps: readonly NumberedRequest[], caption: string, id: string): string {
+  const rows = steps.map(({ number, request: s }) => {
     const form =
       s.form === undefined
         ? ''
@@ -113,7 +125,7 @@ function stepsTable(steps: readonly RecordedRequest[], caption: string, id: stri
             .join(' ');
     const error = s.error === undefined ? '' : `${s.error}${s.errorDescription ? `: ${s.errorDescription}` : ''}`;
     const details = [s.clientId !== undefined ? `client ${s.clientId}` : '', form, error, s.fault !== undefined ? `queued fault ${s.fault}` : ''].filter(Boolean).join('; ');
-    return `<tr id="step-${s.id}"><td>${i + 1}</td><td><time datetime="${new Date(s.time).toISOString()}">${time(s.time)}</time></td><td>${escapeHtml(s.method)} ${escapeHtml(s.path)}</td><td>${s.status}</td><td>${escapeHtml(s.outcome)}</td><td class="details">${escapeHtml(details)}</td></tr>`;
+    return `<tr id="step-${s.id}"><td>${number}</td><td><time datetime="${new Date(s.time).toISOString()}">${time(s.time)}</time></td><td>${escapeHtml(s.method)} ${escapeHtml(s.path)}</td><td>${s.status}</td><td>${escapeHtml(s.outcome)}</td><td class="details">${escapeHtml(details)}</td></tr>`;
   });
   return `<table id="${id}-steps">
 <caption>${escapeHtml(caption)}</caption>
