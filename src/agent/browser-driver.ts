@@ -140,6 +140,8 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
   const browser = await launchBrowser(options.browserPath, options.env);
   const context = await browser.newContext();
   let current: NavigatorWalk | undefined;
+  // One page for every walk: closing a page while its last navigation is being answered can hang Chromium.
+  let page: Page | undefined;
   // One route for the context's whole life, answering each request once: removing a route while its
   // requests are in flight makes Playwright answer them itself, and our answer then fails with "Route is
   // already handled!". Between walks every request is refused.
@@ -151,7 +153,7 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
       await browser.close();
     },
     async navigate(authorizationUrl, opts) {
-      const page = await context.newPage();
+      page ??= await context.newPage();
       const state: NavigatorWalk = { page, redirectUri: opts.redirectUri, stopBefore: opts.stopBefore, trace: opts.trace ?? (() => undefined), status: 0 };
       current = state;
       try {
@@ -172,7 +174,7 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
         throw oneLine(err);
       } finally {
         current = undefined;
-        for (const other of context.pages()) await other.close().catch(() => undefined);
+        for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
       }
     },
   };
