@@ -397,7 +397,7 @@ export class AuditContext {
 
   /** A client assertion (RFC 7523) for the client, as the client would make it, with claims a probe may change. */
   async clientAssertion(client: ClientCredentials = this.client, change: Partial<ReturnType<typeof clientAssertionClaims>> = {}): Promise<string> {
-    const audience = client.assertionAudience ?? this.issuer ?? this.config.tokenEndpoint;
+    const audience = client.assertionAudience ?? this.config.tokenEndpoint;
     return signClientAssertion(client, { ...clientAssertionClaims(client.clientId, audience, Math.floor(Date.now() / 1000)), ...change });
   }
 }
