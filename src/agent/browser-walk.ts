@@ -23,6 +23,8 @@ export type WalkEnd = { kind: 'ended'; steps: number } | { kind: 'page'; url: st
 
 /** How long the page must stay unchanged to count as settled after a step. */
 const QUIET_MS = 300;
+/** How long a page with nothing to do is given to change on its own (a script still drawing it) before the walk ends there. */
+const IDLE_WAIT_MS = 2_000;
 const POLL_MS = 50;
 
 /**
@@ -124,8 +126,7 @@ export async function walk(page: Page, start: string, options: WalkOptions): Pro
       case 'none':
         // A script may still be drawing the page: wait for it to change, a few times at most.
         if (parsed.scripts > 0 && idleWaits++ < 3) {
-          await step(async () => undefined);
-          continue;
+          if (await actAndSettle(page, options, async () => undefined, IDLE_WAIT_MS)) continue;
         }
         if (options.ended()) return { kind: 'ended', steps: n };
         trace(`browser: nothing to do on ${url} (${rendered.detail})`);
@@ -159,9 +160,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs `act`, then waits as a person would: for a navigation or a change of the page (a script's
  * redraw), then for the page to load and stay unchanged a moment; never longer than the step timeout,
  * and not at all once the walk has ended (the redirect reached, by a link, a form or location.assign).
+ * Returns whether the page changed (within `changeWithinMs`, the step timeout unless given).
  */
-export async function actAndSettle(page: Page, options: Pick<WalkOptions, 'timeout' | 'ended'>, act: () => Promise<unknown>): Promise<void> {
+export async function actAndSettle(page: Page, options: Pick<WalkOptions, 'timeout' | 'ended'>, act: () => Promise<unknown>, changeWithinMs = options.timeout): Promise<boolean> {
   const deadline = Date.now() + options.timeout;
+  const changeBy = Date.now() + Math.min(changeWithinMs, options.timeout);
   const before = await fingerprint(page);
   let navigated = false;
   const onNavigated = (frame: unknown) => {
@@ -177,8 +180,14 @@ export async function actAndSettle(page: Page, options: Pick<WalkOptions, 'timeo
         throw new FlowError(`browser step failed: ${firstLine(err)}`);
       }
     }
-    while (!options.ended() && !navigated && Date.now() < deadline && (await fingerprint(page)) === before) await sleep(POLL_MS);
-    if (options.ended()) return;
+    let changed = false;
+    while (!options.ended()) {
+      changed = navigated || (await fingerprint(page)) !== before;
+      if (changed || Date.now() >= changeBy) break;
+      await sleep(POLL_MS);
+    }
+    if (options.ended()) return true;
+    if (!changed) return false;
     await page.waitForLoadState('load', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
     let last = await fingerprint(page);
     let quietSince = Date.now();
@@ -190,6 +199,7 @@ export async function actAndSettle(page: Page, options: Pick<WalkOptions, 'timeo
         quietSince = Date.now();
       }
     }
+    return true;
   } finally {
     page.off('framenavigated', onNavigated);
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -41,10 +41,22 @@ async function securedAudit(weak: SecuredWeaknesses, probes: string, client: str
   return runAudit(['--auth-url', server.url, ...client.map((a) => (a === 'KEY' ? keyFile : a)), '--scope', 'openid', '--probe', probes]);
 }
 
-async function portalAudit(weak: Weaknesses, probes?: string) {
+async function portalAudit(weak: Weaknesses, probes?: string, ...extra: string[]) {
   const server = await startWeakServer({ portal: true, ...weak });
   close = server.close;
-  return runAudit(['--auth-url', server.url, '--client-id', 'pub', '--pkce', '--scope', 'photo openid', '--redirect-uri', 'http://127.0.0.1/callback', ...(probes ? ['--probe', probes] : [])]);
+  return runAudit([
+    '--auth-url',
+    server.url,
+    '--client-id',
+    'pub',
+    '--pkce',
+    '--scope',
+    'photo openid',
+    '--redirect-uri',
+    'http://127.0.0.1/callback',
+    ...(probes ? ['--probe', probes] : []),
+    ...extra,
+  ]);
 }
 
 const SECOND = ['--second-client-id', 'other', '--second-client-secret', 'other-secret'];
@@ -94,6 +106,20 @@ describe('a portal that refuses with a page filled in by script, never a redirec
     expect(byId['pkce-required']?.detail).toMatch(/refused: a page without a redirect \(HTTP 200 at http:\/\/127\.0\.0\.1:\d+\/authorize\?.*: Portal\)$/);
     expect(code).toBe(0);
   }, 60_000);
+
+  it.skipIf(!existsSync('/usr/bin/chromium'))(
+    'through Chromium (--browser-driver chromium): the rendered refusal is read, nothing fails, no step waits long',
+    async () => {
+      const started = Date.now();
+      const { code, byId } = await portalAudit({}, 'flow,redirect-uri-exact,open-redirector,implicit-refused', '--browser-driver', 'chromium');
+      expect(Object.fromEntries(Object.entries(byId).map(([id, r]) => [id, r.status]))).toEqual({ flow: 'pass', 'redirect-uri-exact': 'pass', 'open-redirector': 'pass', 'implicit-refused': 'pass' });
+      expect(byId['open-redirector']?.detail).toMatch(/^an error page \(HTTP 200\), no redirect/);
+      expect(code).toBe(0);
+      // Fourteen refusal pages: each is given a short while to change, not the step timeout.
+      expect(Date.now() - started).toBeLessThan(90_000);
+    },
+    120_000,
+  );
 
   it('still fails the server that does the unsafe thing behind its portal', async () => {
     const { byId } = await portalAudit({ redirectUriMatch: 'prefix' }, 'flow,redirect-uri-exact');
