@@ -67,6 +67,14 @@ describe('the hint of a refused client assertion', () => {
     expect(accepted.code, accepted.err).toBe(0);
   });
 
+  it('a PAR endpoint that refuses the assertion gets the same hint', async () => {
+    const r = await login('--client-id', 'photo-jwt', '--auth-method', 'private_key_jwt', '--signing-key', FIXTURE_KEY, '--par', '--client-assertion-audience', 'https://elsewhere.example/');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /oauthctl: error: the PAR endpoint answered HTTP 401 invalid_client.*try --client-assertion-audience token-endpoint \(aud http:\/\/127\.0\.0\.1:\d+\/token\); the signing key has no kid/,
+    );
+  });
+
   it('the default aud (the token endpoint URL) is accepted by the mock at its PAR endpoint too (RFC 9126 section 2)', async () => {
     mock.clearRequests();
     const r = await login('--client-id', 'photo-jwt', '--auth-method', 'private_key_jwt', '--signing-key', FIXTURE_KEY, '--par');
