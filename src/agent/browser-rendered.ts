@@ -7,10 +7,17 @@ import type { FormField } from './headless/page.js';
  * visible fields, checkboxes and controls, each with its accessible name, wherever they are (in a form
  * or not; a `<button type="button">`, a link to `#`, an element with role=button).
  */
-export const CONTROLS = 'input, button, a[href], [role=button], [role=link], [role=checkbox], [onclick]';
+const CONTROLS = 'input, button, a[href], [role=button], [role=link], [role=checkbox], [onclick]';
+/** The attribute that marks each control the snapshot saw, so that it is found again (open shadow roots too). */
+const MARK = 'data-oauthctl-control';
+
+/** Where a control of the last snapshot is, for acting on it. */
+export function controlSelector(control: RenderedControl): string {
+  return `[${MARK}="${control.index}"]`;
+}
 
 export interface RenderedControl {
-  /** Its place among the page's CONTROLS, in document order: `page.locator(CONTROLS).nth(index)`. */
+  /** Its number in the snapshot (document order, open shadow roots after their host's light tree). */
   index: number;
   kind: 'field' | 'password' | 'checkbox' | 'control';
   tag: string;
@@ -58,7 +65,16 @@ const SNAPSHOT = `(() => {
     return squash(img ? img.alt : el.title);
   };
   const forms = [...document.forms];
-  return [...document.querySelectorAll(${JSON.stringify(CONTROLS)})].flatMap((el, index) => {
+  const found = [];
+  const visit = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.hasAttribute(${JSON.stringify(MARK)})) el.removeAttribute(${JSON.stringify(MARK)});
+      if (el.matches(${JSON.stringify(CONTROLS)})) found.push(el);
+      if (el.shadowRoot) visit(el.shadowRoot);
+    }
+  };
+  visit(document);
+  return found.flatMap((el, index) => {
     const tag = el.tagName.toLowerCase();
     const type = tag === 'input' ? (el.type || 'text').toLowerCase() : tag === 'button' ? (el.getAttribute('type') || 'submit').toLowerCase() : '';
     if (type === 'hidden') return [];
@@ -67,6 +83,7 @@ const SNAPSHOT = `(() => {
     if (!shown(el) && !labelShown) return [];
     const field = tag === 'input' && ['text', 'email', 'tel', 'password', ''].includes(type);
     const kind = checkbox ? 'checkbox' : type === 'password' ? 'password' : field ? 'field' : 'control';
+    el.setAttribute(${JSON.stringify(MARK)}, String(index));
     return [{
       index, kind, tag, type, name: nameOf(el),
       attrName: el.getAttribute('name') || '', attrId: el.id || '', autocomplete: (el.getAttribute('autocomplete') || '').toLowerCase(),

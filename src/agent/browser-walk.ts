@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { FlowError } from '../errors.js';
 import { redact } from '../output/redact.js';
-import { CONTROLS, decideRenderedAction, renderedControls, type RenderedControl } from './browser-rendered.js';
+import { controlSelector, decideRenderedAction, renderedControls, type RenderedControl } from './browser-rendered.js';
 import { decidePageAction, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
 import { shortLine, StuckOnPageError } from './headless/navigate.js';
 import { parsePage, isSubmitButton, type FormField, type HtmlForm, type HtmlPage } from './headless/page.js';
@@ -90,7 +90,7 @@ export async function walk(page: Page, start: string, options: WalkOptions): Pro
       }
       throw loginFailed(passwordSentAt, url, parsed);
     }
-    const at = (c: RenderedControl) => page.locator(CONTROLS).nth(c.index);
+    const at = (c: RenderedControl) => page.locator(controlSelector(c));
     switch (rendered.kind) {
       case 'login':
       case 'identifier': {

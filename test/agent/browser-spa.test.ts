@@ -137,7 +137,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
   it('a walk that ends while a page is still being fetched: no "Route is already handled!", no unhandled error, the next walk works', async () => {
     const server = createServer((req, res) => {
       if (req.url === '/slow') {
-        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Late</title><p>late</p>'), 1_500);
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Late</title><p>late</p>'), 4_000);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/html' }).end("<title>Portal</title><div id=m></div><script>setTimeout(() => location.assign('/slow'), 50)</script>");
@@ -147,11 +147,12 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
     const unhandled: unknown[] = [];
     const collect = (err: unknown) => unhandled.push(err);
     process.on('unhandledRejection', collect);
-    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 300 });
+    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 1_500 });
     try {
       const first = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(first.kind).toBe('page');
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // The page is still being fetched when the walk ends; its answer comes after.
+      await new Promise((resolve) => setTimeout(resolve, 4_500));
       const second = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(second.kind).toBe('page');
       expect(unhandled.map(String)).toEqual([]);
@@ -172,7 +173,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
         );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 1_000 });
+    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 3_000 });
     try {
       const failure = await navigator
         .navigate(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve', credentials: { username: USER, password: PASS } })
@@ -180,7 +181,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
           () => undefined,
           (err: unknown) => err as Error,
         );
-      expect(failure?.message).toMatch(/^browser step failed: locator\.click: Timeout 1000ms exceeded\.$/);
+      expect(failure?.message).toMatch(/^browser step failed: locator\.click: Timeout 3000ms exceeded\.$/);
     } finally {
       await navigator.close();
       await new Promise((resolve) => server.close(resolve));

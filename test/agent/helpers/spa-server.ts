@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * A login that is a single-page app, the kind the Chromium driver is for: the authorization endpoint
  * answers a shell whose script draws everything. The account and password fields are drawn late, outside
  * any form; "Sign in" is a `<button type="button">`; the grant step is a list of checkboxes, a "Grant"
- * link to "#" that only works once a scope is ticked, and a "Deny" button; the app talks JSON to its API
+ * link to "#" that only works once a scope is ticked, and a "Deny" button inside a web component's
+ * (open) shadow root; the app talks JSON to its API
  * and ends with location.assign to the redirect URI. A hidden "Approve all" button is a trap: a driver
  * that clicks what is not visible is sent to /trap.
  */
@@ -58,7 +59,9 @@ function grant() {
     location.assign((await api('/api/grant', { tx: params.get('tx'), scopes: chosen })).redirect);
   });
   const deny = el('button', { type: 'button', onclick: async () => location.assign((await api('/api/deny', { tx: params.get('tx') })).redirect) }, 'Deny');
-  root.replaceChildren(el('h1', {}, 'Photo app wants to access your account'), ...scopes, el('p', { id: 'message', role: 'alert' }), hidden, deny, go);
+  const actions = el('div', {});
+  actions.attachShadow({ mode: 'open' }).append(deny);
+  root.replaceChildren(el('h1', {}, 'Photo app wants to access your account'), ...scopes, el('p', { id: 'message', role: 'alert' }), hidden, actions, go);
 }
 setTimeout(signIn, 300);
 `;
