@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { classifyChoice, usernameScore, type ConsentDecision, type Credentials } from './headless/forms.js';
+import { classifyChoice, usernameScore, type ConsentDecision } from './headless/forms.js';
 import type { FormField } from './headless/page.js';
 
 /**
@@ -139,10 +139,10 @@ function onwardControl(controls: readonly RenderedControl[], near: RenderedContr
  * the control that moves on; or, on a grant step, tick the visible boxes (when approving) and press the
  * control whose name gives the wanted answer.
  */
-export function decideRenderedAction(controls: readonly RenderedControl[], options: { credentials: Credentials | undefined; consent: ConsentDecision }): RenderedAction {
+export function decideRenderedAction(controls: readonly RenderedControl[], options: { consent: ConsentDecision }): RenderedAction {
   const password = controls.find((c) => c.kind === 'password' && !c.disabled && !c.autocomplete.includes('new-password'));
   const fields = controls.filter((c) => c.kind === 'field' && !c.disabled);
-  if (password && options.credentials) {
+  if (password) {
     const scored = fields.map((c) => ({ c, score: usernameScore(asField(c)) })).filter((x) => x.score >= 0);
     const best = [...scored].sort((a, b) => b.score - a.score)[0];
     const before = fields.filter((c) => c.index < password.index).pop();
@@ -150,7 +150,7 @@ export function decideRenderedAction(controls: readonly RenderedControl[], optio
     return { kind: 'login', username, password, submit: onwardControl(controls, password) };
   }
   const identifier = fields.find((c) => c.empty && usernameScore(asField(c)) >= 5);
-  if (identifier && options.credentials) return { kind: 'identifier', username: identifier, submit: onwardControl(controls, identifier) };
+  if (identifier) return { kind: 'identifier', username: identifier, submit: onwardControl(controls, identifier) };
 
   const choices = controls.filter((c) => c.kind === 'control' && !c.disabled);
   const wanted = choices.filter((c) => classifyChoice(c.name) === options.consent).sort((a, b) => Number(buttonLike(b)) - Number(buttonLike(a)));

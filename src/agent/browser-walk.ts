@@ -81,7 +81,7 @@ export async function walk(page: Page, start: string, options: WalkOptions): Pro
     }
     // No HTML form to use: the page as rendered (a script's fields, buttons outside forms, a link to "#").
     const controls = await renderedControls(page);
-    const rendered = decideRenderedAction(controls, { credentials: options.credentials, consent: options.consent });
+    const rendered = decideRenderedAction(controls, { consent: options.consent });
     if (rendered.kind === 'login' && passwordSentAt !== undefined) {
       // The app may still be answering the last sign-in; a login shown again after that is a refusal.
       if (loginWaits++ === 0) {
@@ -94,7 +94,8 @@ export async function walk(page: Page, start: string, options: WalkOptions): Pro
     switch (rendered.kind) {
       case 'login':
       case 'identifier': {
-        const credentials = options.credentials as Credentials;
+        const credentials = options.credentials;
+        if (!credentials) throw new FlowError(`the server at ${url} asks for a login`, 'give --username and --password');
         if (rendered.username) await at(rendered.username).fill(credentials.username);
         if (rendered.kind === 'login') {
           await at(rendered.password).fill(credentials.password);

@@ -50,12 +50,10 @@ const control = (index: number, kind: RenderedControl['kind'], name: string, mor
 });
 
 describe('reading a rendered page as a person would (decideRenderedAction)', () => {
-  const credentials = { username: 'u', password: 'p' };
   it('fills the account and password fields and presses the control that signs in, not the one that cancels', () => {
     const action = decideRenderedAction(
       [control(0, 'field', 'Search'), control(1, 'field', 'Email', { type: 'email' }), control(2, 'password', 'Password'), control(3, 'control', 'Cancel'), control(4, 'control', 'Sign in')],
       {
-        credentials,
         consent: 'approve',
       },
     );
@@ -69,12 +67,12 @@ describe('reading a rendered page as a person would (decideRenderedAction)', () 
       control(2, 'control', 'Deny'),
       control(3, 'control', 'Grant', { tag: 'a' }),
     ];
-    expect(decideRenderedAction(page, { credentials, consent: 'approve' })).toMatchObject({ kind: 'consent', checkboxes: [{ index: 0 }], control: { index: 3 } });
-    expect(decideRenderedAction(page, { credentials, consent: 'deny' })).toMatchObject({ kind: 'consent', checkboxes: [], control: { index: 2 } });
+    expect(decideRenderedAction(page, { consent: 'approve' })).toMatchObject({ kind: 'consent', checkboxes: [{ index: 0 }], control: { index: 3 } });
+    expect(decideRenderedAction(page, { consent: 'deny' })).toMatchObject({ kind: 'consent', checkboxes: [], control: { index: 2 } });
   });
 
   it('says what it saw when nothing answers the question', () => {
-    expect(decideRenderedAction([control(0, 'control', 'Help'), control(1, 'control', 'Privacy')], { credentials, consent: 'deny' })).toEqual({
+    expect(decideRenderedAction([control(0, 'control', 'Help'), control(1, 'control', 'Privacy')], { consent: 'deny' })).toEqual({
       kind: 'none',
       detail: 'no visible control to deny among "Help", "Privacy"',
     });
@@ -103,6 +101,23 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
     );
     expect(failure?.message).toMatch(/^login failed at http:\/\/127\.0\.0\.1:\d+\/app\?tx=\w+: the server showed the login form again; check the username and password$/);
     expect(failure?.hint).toBe('the page said: "Wrong email or password"');
+  }, 60_000);
+
+  it('without credentials, a rendered login is one line asking for them', async () => {
+    spa = await startSpaServer();
+    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 5_000 });
+    try {
+      const failure = await navigator
+        .navigate(`${spa.url}/authorize?redirect_uri=${encodeURIComponent('http://127.0.0.1:1/callback')}&state=x`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' })
+        .then(
+          () => undefined,
+          (err: unknown) => err as Error & { hint?: string },
+        );
+      expect(failure?.message).toMatch(/^the server at http:\/\/127\.0\.0\.1:\d+\/app\?tx=\w+ asks for a login$/);
+      expect(failure?.hint).toBe('give --username and --password');
+    } finally {
+      await navigator.close();
+    }
   }, 60_000);
 
   it('the audit navigator gets the code through the app (busy with slow requests) and sends nothing to the redirect URI', async () => {
