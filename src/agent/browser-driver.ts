@@ -1,13 +1,10 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Browser, Locator, Page, Request, Route } from 'playwright-core';
-import { FlowError, UsageError } from '../errors.js';
-import { redact } from '../output/redact.js';
-import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './headless/forms.js';
+import type { Browser, Page, Request, Route } from 'playwright-core';
+import { CliError, FlowError, UsageError } from '../errors.js';
+import { firstLine, walk } from './browser-walk.js';
+import { matchesRedirectUri, type ConsentDecision } from './headless/forms.js';
 import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
-import { loginFailed, pageSummary } from './headless/page-errors.js';
-import { redactUrl } from '../output/redact.js';
-import { parsePage, isSubmitButton, type FormField, type HtmlForm } from './headless/page.js';
 import type { UserAgent, UserAgentContext } from '../client/user-agent.js';
 
 export const DEFAULT_BROWSER_PATH = '/usr/bin/chromium';
@@ -92,6 +89,8 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       await drive(await browser.newPage(), ctx, options);
+    } catch (err) {
+      throw oneLine(err);
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
       await browser.close();
@@ -101,6 +100,7 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
 
 async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOptions): Promise<void> {
   let reached = false;
+  // Any navigation to the listener ends the walk: a redirect, a form post, a link or a script's location.assign.
   page.on('request', (req) => {
     if (req.isNavigationRequest() && matchesRedirectUri(req.url(), ctx.redirectUri)) reached = true;
   });
@@ -117,84 +117,6 @@ async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOp
   if (end.kind === 'page') throw new FlowError(`browser login stuck at ${end.url}: ${end.detail}`, 'run with --verbose to see every step');
   await page.waitForLoadState('load').catch(() => undefined);
   ctx.renderer.trace(`browser: reached the redirect URI after ${end.steps} step${end.steps === 1 ? '' : 's'}`);
-}
-
-interface WalkOptions {
-  credentials: Credentials | undefined;
-  consent: ConsentDecision;
-  redirectUri: string;
-  timeout: number;
-  maxSteps: number;
-  trace: (line: string) => void;
-  showSecrets: boolean;
-  /** True once the walk has reached where it was going (checked after every step). */
-  ended: () => boolean;
-}
-
-/** Where a walk stopped: where it was going, or a page with nothing to do on it (an error page). */
-type WalkEnd = { kind: 'ended'; steps: number } | { kind: 'page'; url: string; title: string; text: string; detail: string; steps: number };
-
-/**
- * Opens `start` and walks the server's pages in the browser: the headless agent's own decisions
- * (decidePageAction on the rendered DOM), acted out with clicks and typing, until `ended()` or a page
- * with nothing to do. Throws FlowError for a failed login or too many steps.
- */
-async function walk(page: Page, start: string, options: WalkOptions): Promise<WalkEnd> {
-  const { timeout, trace } = options;
-  const nav = (act: () => Promise<unknown>) => navigation(page, timeout, act);
-  page.setDefaultTimeout(timeout);
-  await nav(() => page.goto(start));
-  let passwordSentAt: string | undefined;
-  let waitedForScripts = false;
-  for (let step = 0; step < options.maxSteps; step++) {
-    if (options.ended()) return { kind: 'ended', steps: step };
-    const url = page.url();
-    const parsed = await parsePage(await page.content(), url);
-    const action = decidePageAction(parsed, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri });
-    trace(`browser: at ${redactUrl(url, options.showSecrets, options.credentials ? [options.credentials.password] : [])} (${parsed.title || 'untitled'})`);
-    if (passwordSentAt !== undefined && action.kind === 'login') throw loginFailed(passwordSentAt, parsed);
-    switch (action.kind) {
-      case 'login':
-      case 'identifier': {
-        if (!options.credentials) throw new FlowError(`the server at ${url} asks for a login`, 'give --username and --password');
-        const form = page.locator('form').nth(action.form.index);
-        for (const field of action.submission.fields) {
-          if (field.role !== 'username' && field.role !== 'password') continue;
-          await fieldLocator(form, action.form, field.name).fill(field.role === 'password' ? options.credentials.password : options.credentials.username);
-        }
-        if (action.kind === 'login') passwordSentAt = url;
-        trace(`browser: ${action.kind === 'login' ? 'login' : 'account-name'} form chosen (form ${action.form.index + 1}); ${describe(action.submission, options.showSecrets)}`);
-        await nav(() => submitForm(form, action.form, action.button));
-        break;
-      }
-      case 'consent': {
-        trace(`browser: consent: ${action.decision} with button ${JSON.stringify(action.button.text || action.button.value || action.button.name)}`);
-        const form = page.locator('form').nth(action.form.index);
-        await nav(() => buttonLocator(form, action.form, action.button).click());
-        break;
-      }
-      case 'consent-link':
-        trace(`browser: consent: ${action.decision} with link ${JSON.stringify(action.link.text)}`);
-        await nav(() => page.goto(action.link.href));
-        break;
-      case 'auto-submit':
-      case 'refresh':
-        // The page's own script or refresh moves on; give it the time to.
-        await nav(async () => undefined);
-        break;
-      case 'stuck':
-        if (!waitedForScripts && parsed.scripts > 0) {
-          waitedForScripts = true;
-          await page.waitForSelector('input[type=password], form button, input[type=submit]', { timeout }).catch(() => undefined);
-          break;
-        }
-        if (options.ended()) return { kind: 'ended', steps: step };
-        trace(`browser: nothing to do on ${url} (${action.detail})`);
-        return { kind: 'page', url, title: parsed.title, text: pageSummary(parsed, ''), detail: action.detail, steps: step };
-    }
-  }
-  if (options.ended()) return { kind: 'ended', steps: options.maxSteps };
-  throw new FlowError(`browser login gave up after ${options.maxSteps} steps at ${page.url()}`, 'run with --verbose to see every step');
 }
 
 // The icon link keeps Chromium from asking the redirect URI's host for /favicon.ico, a request no route sees.
@@ -217,65 +139,23 @@ export interface BrowserNavigator {
 export async function createBrowserNavigator(options: { browserPath?: string | undefined; env: NodeJS.ProcessEnv; stepTimeoutMs?: number }): Promise<BrowserNavigator> {
   const browser = await launchBrowser(options.browserPath, options.env);
   const context = await browser.newContext();
+  let current: NavigatorWalk | undefined;
+  // One page for every walk: closing a page while its last navigation is being answered can hang Chromium.
+  let page: Page | undefined;
+  // One route for the context's whole life, answering each request once: removing a route while its
+  // requests are in flight makes Playwright answer them itself, and our answer then fails with "Route is
+  // already handled!". Between walks every request is refused.
+  await context.route('**/*', (route) => answerRoute(route, current));
   return {
-    close: () => browser.close(),
+    async close() {
+      current = undefined;
+      await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
+      await browser.close();
+    },
     async navigate(authorizationUrl, opts) {
-      const page = await context.newPage();
-      const trace = opts.trace ?? (() => undefined);
-      let stop: Extract<NavigationResult, { kind: 'redirect' }> | undefined;
-      let status = 0;
-      /** Why a request to `url` would leave the server (and so is not sent), or undefined. */
-      const stopReason = (url: URL) => (matchesRedirectUri(url, opts.redirectUri) ? 'redirect-uri' : opts.stopBefore?.(url) ? 'stop-before' : undefined);
-      /** Records the request that was not sent, and gives the browser a blank page in its place. */
-      const stopAt = (route: Route, request: { url: string; method: string; body: string | null | undefined; from: string; status: number }, stoppedBy: 'redirect-uri' | 'stop-before') => {
-        stop = { kind: 'redirect', method: request.method === 'POST' ? 'POST' : 'GET', url: request.url, from: request.from, status: request.status, steps: 0, stoppedBy };
-        if (request.body != null) stop.body = request.body;
-        trace(`browser: stopped before ${request.method} ${request.url}`);
-        return route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE });
-      };
-      // Every page the browser opens is fetched here first, redirects not followed, so that the request
-      // that would leave the server (to the redirect URI or another host) is seen, Location fragment and
-      // all, and never sent: the browser gets a blank page in its place. The route is the whole
-      // context's, so a popup (window.open) and every subresource pass through it too.
-      const handler = async (route: Route) => {
-        const req = route.request();
-        const from = pageOf(req);
-        if (from !== page) {
-          // A popup or another page the walk never asked for: nothing of it is sent anywhere.
-          trace(`browser: blocked ${req.method()} ${req.url()} from a page the login did not open (a popup)`);
-          return route.abort('blockedbyclient');
-        }
-        const reason = stopReason(new URL(req.url()));
-        if (stop || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) {
-          if (stop || reason) {
-            trace(`browser: blocked ${req.method()} ${req.url()}${stop ? ' after the stop' : ` (${reason})`}`);
-            return route.abort('blockedbyclient');
-          }
-          return route.continue();
-        }
-        const here = reason;
-        if (here) return stopAt(route, { url: req.url(), method: req.method(), body: req.postData(), from: page.url(), status }, here);
-        let response: Awaited<ReturnType<typeof route.fetch>>;
-        try {
-          response = await route.fetch({ maxRedirects: 0 });
-        } catch (err) {
-          trace(`browser: ${req.method()} ${req.url()} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
-          return route.abort('failed');
-        }
-        status = response.status();
-        const location = response.headers().location;
-        if (status >= 300 && status < 400 && location !== undefined) {
-          const target = new URL(location, req.url());
-          const there = stopReason(target);
-          if (there) {
-            // 307 and 308 keep the method and body; the other redirects become a GET.
-            const keep = status === 307 || status === 308;
-            return stopAt(route, { url: target.href, method: keep ? req.method() : 'GET', body: keep ? req.postData() : undefined, from: req.url(), status }, there);
-          }
-        }
-        return route.fulfill({ response });
-      };
-      await context.route('**/*', handler);
+      page ??= await context.newPage();
+      const state: NavigatorWalk = { page, redirectUri: opts.redirectUri, stopBefore: opts.stopBefore, trace: opts.trace ?? (() => undefined), status: 0 };
+      current = state;
       try {
         const end = await walk(page, authorizationUrl, {
           credentials: opts.credentials,
@@ -283,19 +163,100 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
           redirectUri: opts.redirectUri,
           timeout: options.stepTimeoutMs ?? 10_000,
           maxSteps: opts.maxSteps ?? 25,
-          trace,
+          trace: state.trace,
           showSecrets: opts.showSecrets === true,
-          ended: () => stop !== undefined,
+          ended: () => state.stop !== undefined,
         });
-        if (stop) return { ...stop, steps: end.steps };
-        if (end.kind === 'page') return { kind: 'page', url: end.url, status, title: end.title, text: end.text, steps: end.steps };
+        if (state.stop) return { ...state.stop, steps: end.steps };
+        if (end.kind === 'page') return { kind: 'page', url: end.url, status: state.status, title: end.title, text: end.text, steps: end.steps };
         throw new FlowError(`the browser stopped at ${page.url()}`);
+      } catch (err) {
+        throw oneLine(err);
       } finally {
-        await context.unroute('**/*', handler);
-        for (const other of context.pages()) await other.close();
+        current = undefined;
+        for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
       }
     },
   };
+}
+
+/** A failure of the browser as one line: ours as they are, Playwright's (with their call logs) cut to the first line. */
+function oneLine(err: unknown): unknown {
+  if (err instanceof CliError) return err;
+  return new FlowError(`the browser failed: ${firstLine(err)}`, 'run with --verbose to see every step');
+}
+
+/** What the context's route needs of the walk under way. */
+interface NavigatorWalk {
+  page: Page;
+  redirectUri: string;
+  stopBefore: ((url: URL) => boolean) | undefined;
+  trace: (line: string) => void;
+  /** The status of the last page the main frame got. */
+  status: number;
+  /** The request that was not sent (to the redirect URI or another host): the walk's result. */
+  stop?: Extract<NavigationResult, { kind: 'redirect' }>;
+}
+
+/**
+ * Every page the browser opens is fetched here first, redirects not followed, so that the request that
+ * would leave the server (to the redirect URI or another host) is seen, Location fragment and all, and
+ * never sent: the browser gets a blank page in its place. The route is the whole context's, so a popup
+ * (window.open) and every subresource pass through it too. Each request is answered once; an answer
+ * that fails (the page went away meanwhile) is a line of the trace, never an error.
+ */
+async function answerRoute(route: Route, w: NavigatorWalk | undefined): Promise<void> {
+  const req = route.request();
+  const trace = w?.trace ?? (() => undefined);
+  const settle = async (how: 'abort' | 'continue' | 'fulfill', answer: () => Promise<void>) => {
+    try {
+      await answer();
+    } catch (err) {
+      trace(`browser: could not ${how} ${req.method()} ${req.url()}: ${firstLine(err)}`);
+    }
+  };
+  if (!w || pageOf(req) !== w.page) {
+    // A popup, a page the walk never asked for, or a request after the walk: nothing of it is sent anywhere.
+    trace(`browser: blocked ${req.method()} ${req.url()} from a page the login did not open (a popup)`);
+    return settle('abort', () => route.abort('blockedbyclient'));
+  }
+  /** Why a request to `url` would leave the server (and so is not sent), or undefined. */
+  const stopReason = (url: URL) => (matchesRedirectUri(url, w.redirectUri) ? 'redirect-uri' : w.stopBefore?.(url) ? 'stop-before' : undefined);
+  /** Records the request that was not sent, and gives the browser a blank page in its place. */
+  const stopAt = (request: { url: string; method: string; body: string | null | undefined; from: string; status: number }, stoppedBy: 'redirect-uri' | 'stop-before') => {
+    w.stop = { kind: 'redirect', method: request.method === 'POST' ? 'POST' : 'GET', url: request.url, from: request.from, status: request.status, steps: 0, stoppedBy };
+    if (request.body != null) w.stop.body = request.body;
+    trace(`browser: stopped before ${request.method} ${request.url}`);
+    return settle('fulfill', () => route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE }));
+  };
+  const reason = stopReason(new URL(req.url()));
+  if (w.stop || !req.isNavigationRequest() || req.frame() !== w.page.mainFrame()) {
+    if (w.stop || reason) {
+      trace(`browser: blocked ${req.method()} ${req.url()}${w.stop ? ' after the stop' : ` (${reason})`}`);
+      return settle('abort', () => route.abort('blockedbyclient'));
+    }
+    return settle('continue', () => route.continue());
+  }
+  if (reason) return stopAt({ url: req.url(), method: req.method(), body: req.postData(), from: w.page.url(), status: w.status }, reason);
+  let response: Awaited<ReturnType<typeof route.fetch>>;
+  try {
+    response = await route.fetch({ maxRedirects: 0 });
+  } catch (err) {
+    trace(`browser: ${req.method()} ${req.url()} failed: ${firstLine(err)}`);
+    return settle('abort', () => route.abort('failed'));
+  }
+  w.status = response.status();
+  const location = response.headers().location;
+  if (w.status >= 300 && w.status < 400 && location !== undefined) {
+    const target = new URL(location, req.url());
+    const there = stopReason(target);
+    if (there) {
+      // 307 and 308 keep the method and body; the other redirects become a GET.
+      const keep = w.status === 307 || w.status === 308;
+      return stopAt({ url: target.href, method: keep ? req.method() : 'GET', body: keep ? req.postData() : undefined, from: req.url(), status: w.status }, there);
+    }
+  }
+  return settle('fulfill', () => route.fulfill({ response }));
 }
 
 /** The page a request comes from; undefined for one no page made (a service worker's). */
@@ -305,46 +266,4 @@ function pageOf(request: Request): Page | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Runs `act` and waits for the navigation it causes (or the time limit, for pages that change in place). */
-async function navigation(page: Page, timeout: number, act: () => Promise<unknown>): Promise<void> {
-  const loaded = page.waitForEvent('load', { timeout }).catch(() => undefined);
-  try {
-    await act();
-  } catch (err) {
-    // A navigation to the listener may be cut short when the flow ends; anything else is real.
-    if (!/ERR_ABORTED|Target page, context or browser has been closed|ERR_CONNECTION_REFUSED/.test(String(err))) {
-      throw new FlowError(`browser step failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
-    }
-  }
-  await loaded;
-}
-
-function attr(value: string): string {
-  return JSON.stringify(value);
-}
-
-function fieldLocator(form: Locator, htmlForm: HtmlForm, name: string): Locator {
-  const field = htmlForm.fields.find((f) => f.name === name);
-  if (field?.id) return form.page().locator(`[id=${attr(field.id)}]`);
-  return form.locator(`[name=${attr(name)}]`).first();
-}
-
-function buttonLocator(form: Locator, htmlForm: HtmlForm, button: FormField): Locator {
-  if (button.id) return form.page().locator(`[id=${attr(button.id)}]`);
-  const buttons = htmlForm.fields.filter(isSubmitButton);
-  return form.locator('button:not([type]), button[type=submit], input[type=submit], input[type=image]').nth(buttons.indexOf(button));
-}
-
-async function submitForm(form: Locator, htmlForm: HtmlForm, button: FormField | undefined): Promise<void> {
-  if (button) await buttonLocator(form, htmlForm, button).click();
-  else await form.evaluate((f) => (f as unknown as { requestSubmit(): void }).requestSubmit());
-}
-
-function describe(submission: FormSubmission, show: boolean): string {
-  return submission.fields
-    .filter((f) => f.role === 'username' || f.role === 'password')
-    .map((f) => `${f.name}=${f.role === 'password' ? redact(f.value, show) : f.value}`)
-    .join(', ');
 }

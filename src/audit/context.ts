@@ -4,7 +4,7 @@ import type { FlowConfig } from '../client/flow-config.js';
 import { frontChannelUrl, pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
 import type { HttpClient } from '../client/http.js';
 import { CookieJar } from '../agent/headless/cookies.js';
-import { navigate, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
+import { navigate, StuckOnPageError, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
 import type { Credentials } from '../agent/headless/forms.js';
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
@@ -14,7 +14,7 @@ import { generateState } from '../oauth/random.js';
 import { clientAssertionClaims, signClientAssertion } from '../oauth/client-assertion.js';
 import { buildTokenRequest, type ClientCredentials, type GrantParams, type TokenHttpRequest } from '../oauth/token-request.js';
 import type { Renderer } from '../output/render.js';
-import { ProbeFailure } from './probe-errors.js';
+import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 import type { MetadataLookup } from './metadata-lookup.js';
 
 /** What the audit knows about the server and the client(s) it may use. */
@@ -55,12 +55,15 @@ export interface AuthorizeParams {
 export type AuthorizeOutcome =
   /** The server sent the user agent to the redirect URI (not followed). */
   | { kind: 'redirect'; url: string; params: Record<string, string>; via: 'query' | 'fragment' | 'form_post' }
-  /** The server showed a page and stopped there (an error page, for an invalid request). */
-  | { kind: 'page'; url: string; status: number; text: string }
+  /**
+   * The server showed a page and stopped there (an error page, for an invalid request); `stuck` says why
+   * the user agent could not go on when the page was no plain error page (its message filled in by a script).
+   */
+  | { kind: 'page'; url: string; status: number; text: string; stuck?: string }
   /** The server sent the user agent to another site, which the audit does not visit. */
   | { kind: 'elsewhere'; url: string }
   /** The PAR endpoint refused the pushed request (RFC 9126 section 2.3): nothing reached the front channel. */
-  | { kind: 'push-refused'; text: string };
+  | { kind: 'push-refused'; text: string; clientAuthentication?: boolean };
 
 /** A request pushed to the PAR endpoint (RFC 9126 section 2.2), and the front-channel URL that carries its request_uri. */
 export interface PushedRequest {
@@ -119,6 +122,8 @@ export class AuditContext {
   readonly apiUrl: string | undefined;
   readonly metadataLookup: MetadataLookup | undefined;
   private readonly jar = new CookieJar();
+  /** Set once a walk reached the redirect URI: the user agent can get through this server's pages. */
+  private reachedRedirectUri = false;
 
   constructor(private readonly setup: AuditSetup) {
     this.config = setup.config;
@@ -195,8 +200,30 @@ export class AuditContext {
    * when the audit pushes its requests, its parameters are pushed first and the agent gets the request_uri.
    */
   async authorize(params: AuthorizeParams = {}): Promise<AuthorizeOutcome> {
+    return this.premiseHeld(await this.authorizeAsClient(params));
+  }
+
+  private async authorizeAsClient(params: AuthorizeParams): Promise<AuthorizeOutcome> {
     const front = await this.frontChannelUrl(params.rawUrl ?? this.authorizationUrl(params));
-    return front.kind === 'push-refused' ? front : this.walk(front.url, params.redirectUri ?? this.redirectUri);
+    return front.kind === 'push-refused' ? front : this.walkOutcome(front.url, params.redirectUri ?? this.redirectUri);
+  }
+
+  /**
+   * A refusal that says nothing about what the probe tests skips the probe (a refused request is not a
+   * failed probe): the client's authentication refused at the PAR endpoint, so the request was never
+   * pushed; or a page the user agent cannot get past before any walk got through this server's pages,
+   * so a refusal cannot be told from a login the agent could not do.
+   */
+  private premiseHeld(outcome: AuthorizeOutcome): AuthorizeOutcome {
+    if (outcome.kind === 'push-refused' && outcome.clientAuthentication) {
+      throw new ProbeSkip(`the PAR endpoint refused the client's authentication, so the request this probe builds on was never pushed: ${outcome.text}`);
+    }
+    if (outcome.kind === 'page' && outcome.stuck !== undefined && !this.reachedRedirectUri) {
+      throw new ProbeSkip(
+        `no redirect, but no request got through this server's pages yet, so a refusal cannot be told from a page the audit's user agent cannot use (${outcome.stuck}); run the flow probe too, or --browser-driver chromium`,
+      );
+    }
+    return outcome;
   }
 
   /**
@@ -230,7 +257,8 @@ export class AuditContext {
       const pushed = await pushAuthorizationRequest(this.http, this.config, params, this.traceRenderer());
       return { kind: 'pushed', url: this.pushedAuthorizationUrl(params.get('client_id') ?? this.config.clientId, pushed.request_uri), requestUri: pushed.request_uri, expiresIn: pushed.expires_in };
     } catch (err) {
-      if (err instanceof FlowError) return { kind: 'push-refused', text: err.message };
+      // RFC 6749 section 5.2: invalid_client (HTTP 401 when the client authenticated with a header).
+      if (err instanceof FlowError) return { kind: 'push-refused', text: err.message, clientAuthentication: /\bHTTP 401\b|\binvalid_client\b/.test(err.message) };
       throw err;
     }
   }
@@ -248,9 +276,20 @@ export class AuditContext {
 
   /** Walks any authorization URL (a pushed request's, RFC 9126 section 4) up to the first redirect off the server. */
   async walk(authorizationUrl: string, redirectUri: string = this.redirectUri): Promise<AuthorizeOutcome> {
-    const result = await this.navigateWithin(authorizationUrl, redirectUri, this.serverOrigin);
+    return this.premiseHeld(await this.walkOutcome(authorizationUrl, redirectUri));
+  }
+
+  private async walkOutcome(authorizationUrl: string, redirectUri: string): Promise<AuthorizeOutcome> {
+    let result: NavigationResult;
+    try {
+      result = await this.navigateWithin(authorizationUrl, redirectUri, this.serverOrigin);
+    } catch (err) {
+      if (err instanceof StuckOnPageError) return { kind: 'page', ...err.page, stuck: err.message };
+      throw err;
+    }
     if (result.kind === 'page') return { kind: 'page', url: result.url, status: result.status, text: result.text };
     if (result.stoppedBy === 'stop-before') return { kind: 'elsewhere', url: result.url };
+    this.reachedRedirectUri = true;
     const url = new URL(result.url);
     if (result.method === 'POST') return { kind: 'redirect', url: result.url, params: toRecord(new URLSearchParams(result.body ?? '')), via: 'form_post' };
     if (url.hash.length > 1 && !url.searchParams.has('code') && !url.searchParams.has('error')) {
@@ -288,11 +327,12 @@ export class AuditContext {
     const pkce = params.pkce === undefined ? (this.usesPkce ? this.freshPkce() : undefined) : (params.pkce ?? undefined);
     let outcome: AuthorizeOutcome;
     try {
-      outcome = await this.authorize({ ...params, pkce: pkce ?? null });
+      outcome = await this.authorizeAsClient({ ...params, pkce: pkce ?? null });
     } catch (err) {
       if (err instanceof FlowError) throw new ProbeFailure(`no code: ${err.message}`);
       throw err;
     }
+    if (outcome.kind === 'page' && outcome.stuck !== undefined) throw new ProbeFailure(`no code: ${outcome.stuck}`);
     if (outcome.kind === 'page') throw new ProbeFailure(`no code: the server stopped at ${outcome.url} with HTTP ${outcome.status}${outcome.text ? ` (${outcome.text})` : ''}`);
     if (outcome.kind === 'elsewhere') throw new ProbeFailure(`no code: the server sent the browser to ${outcome.url}`);
     if (outcome.kind === 'push-refused') throw new ProbeFailure(`no code: ${outcome.text}`);
@@ -357,7 +397,7 @@ export class AuditContext {
 
   /** A client assertion (RFC 7523) for the client, as the client would make it, with claims a probe may change. */
   async clientAssertion(client: ClientCredentials = this.client, change: Partial<ReturnType<typeof clientAssertionClaims>> = {}): Promise<string> {
-    const audience = client.assertionAudience ?? this.issuer ?? this.config.tokenEndpoint;
+    const audience = client.assertionAudience ?? this.config.tokenEndpoint;
     return signClientAssertion(client, { ...clientAssertionClaims(client.clientId, audience, Math.floor(Date.now() / 1000)), ...change });
   }
 }

@@ -27,7 +27,7 @@ export interface SecuredFlowSettings {
   dpopKeyFile?: string | undefined;
   signingKeyFile?: string | undefined;
   signingKeyId?: string | undefined;
-  /** 'issuer' (default), 'token-endpoint' or a URL. */
+  /** 'token-endpoint' (default), 'issuer' or a URL. */
   assertionAudience: string;
   tlsClientCertificate?: { certFile: string; keyFile: string } | undefined;
 }
@@ -39,7 +39,7 @@ export function addSecuredFlowOptions(cmd: Command): Command {
     .option('--dpop-key <FILE>', 'the DPoP key (P-256, PEM or JWK) instead of a fresh one (implies --dpop)')
     .option('--signing-key <FILE>', "the client's private key (PEM or JWK) for private_key_jwt and --jar")
     .option('--signing-key-id <KID>', "the kid of --signing-key (default: the JWK's own kid)")
-    .option('--client-assertion-audience <AUD>', 'aud of client assertions: issuer (default), token-endpoint, or a URL')
+    .option('--client-assertion-audience <AUD>', 'aud of client assertions: token-endpoint (default), issuer, or a URL')
     .option('--tls-cert <FILE>', 'client certificate (PEM) for mutual TLS (RFC 8705)')
     .option('--tls-key <FILE>', 'private key (PEM) of --tls-cert')
     .option('--jar', 'send the authorization request as a signed request object (RFC 9101), with --signing-key')
@@ -59,7 +59,7 @@ export function parseSecuredFlowOptions(raw: SecuredFlowOptionsInput, authMethod
   if (usesMutualTls(authMethod) && raw.tlsCert === undefined) {
     throw new UsageError(`--auth-method ${authMethod} needs --tls-cert FILE and --tls-key FILE`, 'the client authenticates with its TLS certificate (RFC 8705)');
   }
-  const audience = raw.clientAssertionAudience ?? 'issuer';
+  const audience = raw.clientAssertionAudience ?? 'token-endpoint';
   if (raw.clientAssertionAudience !== undefined && !usesClientAssertion(authMethod)) {
     throw new UsageError(`--client-assertion-audience is for private_key_jwt and client_secret_jwt, not ${authMethod}`);
   }
@@ -109,7 +109,12 @@ export async function resolveSecuredSettings(settings: SecuredFlowSettings, conf
   if (config.tlsClientCertificate) applyMtlsAliases(config);
 }
 
-/** RFC 7523bis: aud is the issuer identifier; servers that still want the token endpoint get it on request. */
+/**
+ * The aud of client assertions. By default the token endpoint URL, the value OpenID Connect Core section 9
+ * says a server SHOULD accept and RFC 7523 section 3 allows (RFC 9126 section 2 makes a PAR endpoint accept
+ * it too); most servers accept it, some accept nothing else. A server that wants only its issuer
+ * identifier (as RFC 7523bis has it) gets it with --client-assertion-audience issuer.
+ */
 function assertionAudienceOf(choice: string, config: FlowConfig): string {
   if (choice === 'token-endpoint') return config.tokenEndpoint;
   if (choice !== 'issuer') return choice;

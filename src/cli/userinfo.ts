@@ -9,29 +9,39 @@ import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import { tokenOrCached } from './token-argument.js';
+import type { BoundLogin } from './bound-login.js';
 
 export interface UserinfoOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
   token?: string;
   userinfoEndpoint?: string;
   insecure?: boolean;
   json?: boolean;
+  /** --dpop-key FILE: the key a DPoP-bound token is bound to (RFC 9449); default the cached login's. */
+  dpopKey?: string;
 }
 
 /**
- * The userinfo endpoint (OpenID Connect Core section 5.3) with a bearer token: --token, else the cached
- * login's. The endpoint: --userinfo-endpoint, else the metadata of --issuer, --auth-url, or the cached
- * login's issuer.
+ * The userinfo endpoint (OpenID Connect Core section 5.3) with an access token: --token, else the cached
+ * login's; a DPoP-bound one with a proof of its key (--dpop-key, else the cached login's, RFC 9449
+ * section 7.1), as `call` sends it. The endpoint: --userinfo-endpoint, else the metadata of --issuer,
+ * --auth-url, or the cached login's issuer.
  */
 export async function runUserinfo(options: UserinfoOptions, io: IO): Promise<number> {
   const [{ createRenderer }, { createHttpClient }, { fetchUserinfo }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('../client/token-info.js')]);
   const renderer = createRenderer(io, options);
-  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+  // A cached login's DPoP key (RFC 9449) and client certificate (RFC 8705): its tokens may be bound to them.
+  const bound: BoundLogin = options.token === undefined ? await (await import('./bound-login.js')).boundLoginOf(options, io.env) : {};
+  if (options.dpopKey !== undefined) {
+    const [{ loadDpopKey }, { DpopSession }] = await Promise.all([import('../client/keys.js'), import('../client/dpop.js')]);
+    bound.dpop = new DpopSession(await loadDpopKey(options.dpopKey));
+  }
+  const http = createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options), clientCertificate: bound.clientCertificate });
   try {
     const token = await tokenOrCached(options.token, options, http, io, renderer);
     const endpoint = options.userinfoEndpoint ?? (await discoveredUserinfoEndpoint(options, http, io));
     renderer.step('UserInfo request');
-    renderer.info(`GET ${endpoint}`);
-    const claims = await fetchUserinfo(http, endpoint, token);
+    renderer.info(`GET ${endpoint}${bound.dpop ? ' (Authorization: DPoP, with a proof)' : ''}`);
+    const claims = await fetchUserinfo(http, endpoint, token, bound.dpop, renderer);
     if (options.json) printJson(io, claims);
     else for (const [name, value] of Object.entries(claims)) io.stdout.write(`${escapeTerminal(name)}: ${escapeTerminal(typeof value === 'string' ? value : JSON.stringify(value))}\n`);
     return 0;
@@ -60,6 +70,7 @@ export function register(program: Command, io: IO): void {
     .option('--token <T>', "the access token (- reads it from stdin); default the cached login's")
     .option('--userinfo-endpoint <URL>', 'the userinfo endpoint; default from the metadata of the issuer', parseHttpUrl('--userinfo-endpoint'))
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
+    .option('--dpop-key <FILE>', "the DPoP key (P-256, PEM or JWK) the token is bound to: sends Authorization: DPoP with a proof (RFC 9449); default the cached login's")
     .option('--json', 'print the claims exactly as received');
   addCommonOptions(cmd)
     .addHelpText(

@@ -46,7 +46,7 @@ export interface FlowConfig {
   dpop?: DpopSession | undefined;
   /** --signing-key: for private_key_jwt (RFC 7523) and --jar. */
   signingKey?: ClientSigningKey | undefined;
-  /** The `aud` of client assertions: the issuer unless --client-assertion-audience says otherwise. */
+  /** The `aud` of client assertions: the token endpoint URL unless --client-assertion-audience says otherwise. */
   assertionAudience?: string | undefined;
   /** --tls-cert and --tls-key (RFC 8705): the files, kept with cached logins so that `call` presents them again. */
   tlsClientCertificate?: { certFile: string; keyFile: string } | undefined;

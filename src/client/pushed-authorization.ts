@@ -1,4 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
+import { assertionRefusalHint } from './assertion-refusal.js';
 import { explainOAuthError, parseOAuthErrorBody } from '../oauth/errors.js';
 import { requestObjectClaims, signRequestObject } from '../oauth/request-object.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -82,7 +83,8 @@ export async function pushAuthorizationRequest(http: HttpClient, config: FlowCon
   if (error) {
     const meaning = explainOAuthError(error.error);
     const text = `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
-    throw new FlowError(`the PAR endpoint answered HTTP ${res.status} ${escapeTerminal(text)}`, meaning ?? 'see the authorization server for details');
+    const assertion = error.error === 'invalid_client' ? assertionRefusalHint(config) : undefined;
+    throw new FlowError(`the PAR endpoint answered HTTP ${res.status} ${escapeTerminal(text)}`, [meaning ?? 'see the authorization server for details', assertion].filter(Boolean).join('; '));
   }
   const o = (json ?? {}) as Record<string, unknown>;
   if (res.status !== 201 && res.status !== 200) throw new FlowError(`the PAR endpoint answered HTTP ${res.status} without an RFC 6749 error object`, 'run with --verbose to see it');

@@ -5,6 +5,11 @@ import type { ClientCredentials } from '../oauth/token-request.js';
 import { postAuthenticated } from './endpoint-request.js';
 import type { HttpClient, HttpResponse } from './http.js';
 import { JsonDepthError, parseJson } from '../oauth/json.js';
+import { escapeTerminal } from '../output/escape.js';
+import type { Renderer } from '../output/render.js';
+import type { DpopSession } from './dpop.js';
+import { explainChallenge } from './resource-challenge.js';
+import { sendWithAccessToken } from './resource-request.js';
 
 /** RFC 7662 section 2.2: the introspection response; only `active` is required. */
 export interface IntrospectionResponse {
@@ -31,15 +36,16 @@ export async function introspectToken(http: HttpClient, client: ClientCredential
   return json as IntrospectionResponse;
 }
 
-/** OpenID Connect Core section 5.3: the claims about the user the access token stands for. */
-export async function fetchUserinfo(http: HttpClient, endpoint: string, accessToken: string): Promise<Record<string, unknown>> {
-  const res = await http.request(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
+/**
+ * OpenID Connect Core section 5.3: the claims about the user the access token stands for. A DPoP-bound
+ * token goes as `Authorization: DPoP` with a proof of `dpop`, its key (RFC 9449 section 7.1); a refusal
+ * says what the endpoint's WWW-Authenticate challenge asks for.
+ */
+export async function fetchUserinfo(http: HttpClient, endpoint: string, accessToken: string, dpop?: DpopSession, renderer?: Renderer): Promise<Record<string, unknown>> {
+  const res = await sendWithAccessToken(http, endpoint, { method: 'GET', headers: { accept: 'application/json' } }, accessToken, dpop, renderer);
   if (res.status === 401 || res.status === 403) {
-    const challenge = res.headers['www-authenticate'];
-    throw new FlowError(
-      `the userinfo endpoint answered HTTP ${res.status}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`,
-      'the access token needs the openid scope and must be live; log in again',
-    );
+    const { detail, hint } = explainChallenge(res.headers['www-authenticate'], dpop ? 'DPoP' : 'Bearer', 'the access token must be live and carry the openid scope; log in again');
+    throw new FlowError(`the userinfo endpoint answered HTTP ${res.status} (${escapeTerminal(detail)})`, hint);
   }
   return jsonObject(res, 'userinfo');
 }

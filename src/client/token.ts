@@ -3,6 +3,7 @@ import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import { parseTokenResponse, TokenResponseError, type ClientCredentials, type GrantParams, type TokenResponse } from '../oauth/token-request.js';
 import type { Renderer } from '../output/render.js';
 import type { DpopSession } from './dpop.js';
+import { assertionRefusalHint } from './assertion-refusal.js';
 import { postAuthenticated } from './endpoint-request.js';
 import type { HttpClient } from './http.js';
 
@@ -15,6 +16,9 @@ export interface TokenEndpointConfig extends ClientCredentials {
   resources?: readonly string[] | undefined;
   /** RFC 9449 section 5: a proof on every token request, and the answer's token_type checked. */
   dpop?: DpopSession | undefined;
+  /** Named in the hint of a refused client assertion (the other audience it might want). */
+  issuer?: string | undefined;
+  authUrl?: string | undefined;
 }
 
 /** A token request that failed: the server's RFC 6749 section 5.2 error (when it sent one) is kept in `oauthError`. */
@@ -44,13 +48,15 @@ export async function requestToken(http: HttpClient, config: TokenEndpointConfig
     }
     return tokens;
   } catch (err) {
+    // A refused client authentication (invalid_client, or a bare 401/403) with an assertion: say what else the server may want.
+    const assertion = (err instanceof OAuthError ? err.error === 'invalid_client' : res.status === 401 || res.status === 403) ? assertionRefusalHint(config) : undefined;
     if (err instanceof OAuthError) {
       const meaning = explainOAuthError(err.error);
       const fromEnv = err.error === 'invalid_client' && config.clientSecretFromEnv ? '; the client secret came from OAUTHCTL_CLIENT_SECRET: check it, or unset it' : '';
-      throw new TokenRequestError(err.message, `${meaning ? `${meaning}; ` : ''}HTTP ${res.status}${fromEnv}`, err, res.status);
+      throw new TokenRequestError(err.message, `${meaning ? `${meaning}; ` : ''}HTTP ${res.status}${fromEnv}${assertion ? `; ${assertion}` : ''}`, err, res.status);
     }
     if (err instanceof TokenResponseError) {
-      throw new TokenRequestError(err.message, 'run with --verbose to see the exchange; check --token-endpoint', undefined, res.status);
+      throw new TokenRequestError(err.message, assertion ?? 'run with --verbose to see the exchange; check --token-endpoint', undefined, res.status);
     }
     throw err;
   }

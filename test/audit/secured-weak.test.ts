@@ -108,7 +108,18 @@ const CASES: { probe: string; weak: SecuredWeaknesses; client?: string[]; expect
   { probe: 'client-assertion-replay', weak: { assertionReplay: true }, client: JWT, expected: 'warn', detail: /same client assertion \(same jti\) authenticated a second token request/ },
   { probe: 'client-assertion-audience', weak: { assertionAnyAudience: true }, client: JWT, expected: 'fail', detail: /aud=https:\/\/oauthctl-audit\.invalid\// },
   { probe: 'client-assertion-expired', weak: { assertionExpiredOk: true }, client: JWT, expected: 'fail', detail: /expired 10 minutes ago/ },
-  { probe: 'jar-unsigned', weak: { acceptUnsignedRequest: true }, expected: 'fail', detail: /unsigned \(alg none\) request object got a code although alg none is not in \["ES256"\]/ },
+  {
+    probe: 'jar-unsigned',
+    weak: { acceptUnsignedRequest: true, requireSignedRequestObject: true },
+    expected: 'fail',
+    detail: /unsigned \(alg none\) request object got a code although require_signed_request_object is true/,
+  },
+  {
+    probe: 'jar-unsigned',
+    weak: { acceptUnsignedRequest: true },
+    expected: 'warn',
+    detail: /unsigned \(alg none\) request object got a code although alg none is not in \["ES256"\] \(the metadata does not say/,
+  },
 ];
 
 describe('second-round probes against servers weakened in exactly what each checks', () => {

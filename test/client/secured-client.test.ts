@@ -134,7 +134,7 @@ describe('DPoP and client assertions against hostile or recording servers', () =
     expect(assertions.map((f) => f.get('client_assertion_type'))).toEqual(['urn:ietf:params:oauth:client-assertion-type:jwt-bearer', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer']);
     const claims = assertions.map((f) => decodeJwtUnverified(f.get('client_assertion')!)!.claims);
     expect(claims[0]!.jti).not.toBe(claims[1]!.jti);
-    expect(claims[0]).toMatchObject({ iss: 'c', sub: 'c', aud: server.url });
+    expect(claims[0]).toMatchObject({ iss: 'c', sub: 'c', aud: `${server.url}/token` });
     // The trace shows neither the assertion nor the proof's signature.
     expect(r.err).toMatch(/client_assertion=\[redacted \d+ chars\]/);
     expect(r.err).toMatch(/> dpop: [\w-]+\.[\w-]+\.\[signature redacted\]/);

@@ -136,11 +136,11 @@ describe('interop: DPoP (RFC 9449)', () => {
 });
 
 describe('interop: JWT client authentication (RFC 7523)', () => {
-  it('private_key_jwt with a PEM key: iss = sub = client_id, aud the issuer, jti, exp 60 s after iat', async () => {
+  it('private_key_jwt with a PEM key: iss = sub = client_id, aud the token endpoint, jti, exp 60 s after iat', async () => {
     const { code, err } = await login(op.issuer, '--client-id', 'pkjwt-cli', '--auth-method', 'private_key_jwt', '--signing-key', op.signingKeyPem);
     expect(code, err).toBe(0);
     const claims = JSON.parse(/client assertion \(private_key_jwt\): header \{[^}]*\} claims (\{.*\})/.exec(err)?.[1] ?? '{}') as Record<string, unknown>;
-    expect(claims).toMatchObject({ iss: 'pkjwt-cli', sub: 'pkjwt-cli', aud: op.issuer });
+    expect(claims).toMatchObject({ iss: 'pkjwt-cli', sub: 'pkjwt-cli', aud: `${op.issuer}/token` });
     expect(Number(claims.exp) - Number(claims.iat)).toBe(60);
     expect(claims.jti).toMatch(/^[\w-]{22}$/);
   });
@@ -151,9 +151,9 @@ describe('interop: JWT client authentication (RFC 7523)', () => {
     expect(code, err).toBe(0);
   });
 
-  it('--client-assertion-audience token-endpoint sends the token endpoint as aud (accepted too)', async () => {
-    const { code, err } = await login(op.issuer, '--client-id', 'pkjwt-cli', '--auth-method', 'private_key_jwt', '--signing-key', op.signingKeyPem, '--client-assertion-audience', 'token-endpoint');
-    expect(err).toMatch(new RegExp(`"aud":"${op.issuer}/token"`));
+  it('--client-assertion-audience issuer sends the issuer identifier as aud (accepted too)', async () => {
+    const { code, err } = await login(op.issuer, '--client-id', 'pkjwt-cli', '--auth-method', 'private_key_jwt', '--signing-key', op.signingKeyPem, '--client-assertion-audience', 'issuer');
+    expect(err).toMatch(new RegExp(`"aud":"${op.issuer}"`));
     expect(code, err).toBe(0);
   });
 

@@ -64,13 +64,13 @@ function assertionOf(form: Record<string, string | string[]> | undefined) {
 }
 
 describe('private_key_jwt against the mock (RFC 7523 section 2.2)', () => {
-  it('PEM key: iss = sub = client_id, aud the issuer, a fresh jti, exp at most 60 s after iat', async () => {
+  it('PEM key: iss = sub = client_id, aud the token endpoint, a fresh jti, exp at most 60 s after iat', async () => {
     const first = await login('--client-id', 'photo-jwt', '--auth-method', 'private_key_jwt', '--signing-key', FIXTURE_KEY);
     expect(first.code, first.stderr).toBe(0);
     expect(first.tokenRequest?.status).toBe(200);
     const { header, claims } = assertionOf(first.tokenRequest?.form);
     expect(header).toEqual({ alg: 'ES256', typ: 'JWT' });
-    expect(claims).toMatchObject({ iss: 'photo-jwt', sub: 'photo-jwt', aud: mock.issuer });
+    expect(claims).toMatchObject({ iss: 'photo-jwt', sub: 'photo-jwt', aud: `${mock.issuer}/token` });
     expect(Number(claims.exp) - Number(claims.iat)).toBeGreaterThan(0);
     expect(Number(claims.exp) - Number(claims.iat)).toBeLessThanOrEqual(60);
     const second = await login('--client-id', 'photo-jwt', '--auth-method', 'private_key_jwt', '--signing-key', FIXTURE_KEY);
@@ -94,6 +94,9 @@ describe('private_key_jwt against the mock (RFC 7523 section 2.2)', () => {
     expect(r.tokenRequest?.error).toBe('invalid_client');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^oauthctl: error: invalid_client: .*signature verification failed/);
+    expect(r.stderr).toContain(
+      `the client assertion went with aud ${mock.issuer}/token; a server that wants the other audience refuses it: try --client-assertion-audience issuer (aud ${mock.issuer})`,
+    );
     expect(r.stdout).toBe('');
   });
 
@@ -106,16 +109,16 @@ describe('private_key_jwt against the mock (RFC 7523 section 2.2)', () => {
 });
 
 describe('client_secret_jwt against the mock (RFC 7523, HS256 keyed by the secret)', () => {
-  it('aud is the issuer by default, the token endpoint with --client-assertion-audience token-endpoint', async () => {
+  it('aud is the token endpoint by default, the issuer with --client-assertion-audience issuer (the mock accepts both)', async () => {
     const plain = await login('--client-id', 'photo-csjwt', '--client-secret', CSJWT_SECRET, '--auth-method', 'client_secret_jwt');
     expect(plain.code, plain.stderr).toBe(0);
     const { header, claims } = assertionOf(plain.tokenRequest?.form);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(claims).toMatchObject({ iss: 'photo-csjwt', sub: 'photo-csjwt', aud: mock.issuer, jti: expect.any(String) });
+    expect(claims).toMatchObject({ iss: 'photo-csjwt', sub: 'photo-csjwt', aud: `${mock.issuer}/token`, jti: expect.any(String) });
     expect(Number(claims.exp) - Number(claims.iat)).toBeLessThanOrEqual(60);
-    const legacy = await login('--client-id', 'photo-csjwt', '--client-secret', CSJWT_SECRET, '--auth-method', 'client_secret_jwt', '--client-assertion-audience', 'token-endpoint');
-    expect(legacy.code, legacy.stderr).toBe(0);
-    expect(assertionOf(legacy.tokenRequest?.form).claims.aud).toBe(`${mock.issuer}/token`);
+    const issuer = await login('--client-id', 'photo-csjwt', '--client-secret', CSJWT_SECRET, '--auth-method', 'client_secret_jwt', '--client-assertion-audience', 'issuer');
+    expect(issuer.code, issuer.stderr).toBe(0);
+    expect(assertionOf(issuer.tokenRequest?.form).claims.aud).toBe(mock.issuer);
   });
 
   it('a wrong secret: invalid_client, exit 1, and the secret itself is never sent', async () => {

@@ -40,20 +40,24 @@ const APPROVE = /\b(allow|accept|approve|authori[sz]e|grant|yes|continue|consent
 const USERNAME_NAME = /user|login|e-?mail|account|ident|uid|principal/i;
 const USERNAME_LABEL = /user|e-?mail|login|account|sign.?in|identifier|name/i;
 
+/** The answer a control's name gives to the consent question ("Allow", "Deny"), if any. */
+export function classifyChoice(text: string): ConsentDecision | undefined {
+  if (DENY.test(text)) return 'deny';
+  if (APPROVE.test(text)) return 'approve';
+  return undefined;
+}
+
 /** What a submit button says: its text, or its value, or its name, whichever names the choice. */
 export function classifyButton(button: FormField): ConsentDecision | undefined {
   for (const text of [button.text, button.value, button.label, button.name]) {
-    if (!text) continue;
-    if (DENY.test(text)) return 'deny';
-    if (APPROVE.test(text)) return 'approve';
+    const choice = text ? classifyChoice(text) : undefined;
+    if (choice) return choice;
   }
   return undefined;
 }
 
 function classifyLink(link: HtmlLink): ConsentDecision | undefined {
-  if (DENY.test(link.text)) return 'deny';
-  if (APPROVE.test(link.text)) return 'approve';
-  return undefined;
+  return classifyChoice(link.text);
 }
 
 function isUsable(field: FormField): boolean {
@@ -65,8 +69,8 @@ function passwordField(form: HtmlForm): FormField | undefined {
   return passwords.find((f) => f.autocomplete.includes('current-password')) ?? passwords.find((f) => !f.autocomplete.includes('new-password')) ?? passwords[0];
 }
 
-/** Scores a text input as the account-name field: autocomplete, then name/id, then label text. */
-function usernameScore(field: FormField): number {
+/** Scores a text input as the account-name field: autocomplete, then name/id, then label text; -1 for no text input. */
+export function usernameScore(field: FormField): number {
   if (field.tag !== 'input' || !TEXT_TYPES.has(field.type) || !isUsable(field)) return -1;
   let score = 0;
   if (/\b(username|email)\b/.test(field.autocomplete)) score += 10;

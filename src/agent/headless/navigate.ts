@@ -33,6 +33,21 @@ export type NavigationResult =
   /** A page the agent has nothing to do on, for example the server's error page. */
   | { kind: 'page'; url: string; status: number; title: string; text: string; steps: number };
 
+/**
+ * The agent stopped on a page it could not get past (the login form shown again, a page that needs
+ * JavaScript, a question it has no answer to): a FlowError for a login, and for the audit a page where
+ * the server did not redirect.
+ */
+export class StuckOnPageError extends FlowError {
+  constructor(
+    message: string,
+    hint: string | undefined,
+    readonly page: { url: string; status: number; text: string },
+  ) {
+    super(message, hint);
+  }
+}
+
 interface PendingRequest {
   method: 'GET' | 'POST';
   url: string;
@@ -86,16 +101,20 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
     const page = html ? await parsePage(res.body, next.url) : undefined;
     const action = page ? decidePageAction(page, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri }) : undefined;
 
-    if (passwordSentAt !== undefined && page && action?.kind === 'login') throw loginFailed(passwordSentAt, page);
+    if (passwordSentAt !== undefined && page && action?.kind === 'login') {
+      const failed = loginFailed(passwordSentAt, page);
+      throw new StuckOnPageError(failed.message, failed.hint, { url: next.url, status: res.status, text: pageSummary(page, res.body) });
+    }
     if (!page || !action || action.kind === 'stuck') {
+      const here = { url: next.url, status: res.status, text: pageSummary(page, res.body) };
       if (action?.kind === 'stuck' && action.reason === 'needs-javascript' && res.status < 400) {
-        throw new FlowError(`the page at ${next.url} needs JavaScript: ${action.detail}`, 'use --browser-driver chromium to log in through a real browser');
+        throw new StuckOnPageError(`the page at ${next.url} needs JavaScript: ${action.detail}`, 'use --browser-driver chromium to log in through a real browser', here);
       }
       if (action?.kind === 'stuck' && action.reason === 'no-decision') {
-        throw new FlowError(`headless login stuck at ${next.url}: ${action.detail}`, 'use --browser-driver chromium, or --consent approve|deny');
+        throw new StuckOnPageError(`headless login stuck at ${next.url}: ${action.detail}`, 'use --browser-driver chromium, or --consent approve|deny', here);
       }
       trace(`headless: nothing to do on ${shown(next.url)}${action?.kind === 'stuck' ? ` (${action.detail})` : ''}`);
-      return { kind: 'page', url: next.url, status: res.status, title: page?.title ?? '', text: pageSummary(page, res.body), steps };
+      return { kind: 'page', ...here, title: page?.title ?? '', steps };
     }
 
     switch (action.kind) {

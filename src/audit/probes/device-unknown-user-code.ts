@@ -1,3 +1,4 @@
+import { StuckOnPageError } from '../../agent/headless/navigate.js';
 import { USER_CODE_ALPHABET } from '../../oauth/grant-types.js';
 import { authorizeDevice, completeUriOf, pollDevice } from '../device.js';
 import { issuedTokens } from '../context.js';
@@ -20,9 +21,14 @@ export const deviceUnknownUserCodeProbe: Probe = {
     const forged = shift(grant.userCode);
     const url = replaceCode(complete, grant.userCode, forged);
     if (url === undefined) return skip('verification_uri_complete does not carry the user code as it was issued, so no forged code can be put in its place');
-    const page = await ctx.walkPage(url);
+    const page = await ctx.walkPage(url).catch((err: unknown) => {
+      if (err instanceof StuckOnPageError) return err;
+      throw err;
+    });
     const real = await pollDevice(ctx, grant);
     if (issuedTokens(real)) return fail(`opening the page with the forged code ${forged} approved the real device code`);
+    // A refusal is not a failure: a page the user agent cannot read (its message filled in by script) did nothing unsafe.
+    if (page instanceof StuckOnPageError) return skip(`the page for the forged code ${forged} cannot be read by the audit's user agent (${page.message}); the real device code was not approved`);
     if (page.kind === 'redirect') return fail(`the forged code ${forged} led off the verification page to ${page.url}`);
     if (page.status >= 400) return pass(`forged code ${forged} refused: HTTP ${page.status}${page.text ? ` ${JSON.stringify(page.text)}` : ''}`);
     if (REFUSAL.test(page.text)) return pass(`forged code ${forged} refused: ${JSON.stringify(page.text)}`);

@@ -1,12 +1,13 @@
 import { UnsecuredJWT } from 'jose/jwt/unsecured';
 import { requestObjectClaims } from '../../oauth/request-object.js';
 import { codeOf } from '../outcomes.js';
-import { fail, pass, skip, type Probe } from '../types.js';
+import { fail, pass, skip, warn, type Probe } from '../types.js';
 import { refusal } from './pkce-required.js';
 
 /**
- * RFC 9101 section 10.5 (require_signed_request_object) and section 6.1: where signing is required
- * (or `none` is not among the request object algorithms), an unsigned request object is refused.
+ * RFC 9101 section 10.5 (require_signed_request_object) and section 6.1: where signing is required, an
+ * unsigned request object is refused (a failure otherwise); where only the announced algorithms leave
+ * `none` out, taking one is a warning: the metadata is inconsistent, but section 10.5 does not bind the server.
  */
 export const jarUnsignedProbe: Probe = {
   id: 'jar-unsigned',
@@ -31,7 +32,11 @@ export const jarUnsignedProbe: Probe = {
     // Pushed when the audit pushes its requests (RFC 9126 section 3): the PAR endpoint checks the request object then.
     const outcome = await ctx.authorize({ rawUrl: url.href });
     const why = required ? 'require_signed_request_object is true' : `alg none is not in ${JSON.stringify(algs)}`;
-    if (codeOf(outcome) !== undefined) return fail(`an unsigned (alg none) request object got a code although ${why}`);
+    if (codeOf(outcome) !== undefined) {
+      if (required) return fail(`an unsigned (alg none) request object got a code although ${why}`);
+      // Section 10.5 binds only a server that requires signed request objects; this one announces a list without none, then takes none.
+      return warn(`an unsigned (alg none) request object got a code although ${why} (the metadata does not say require_signed_request_object, but it is inconsistent)`);
+    }
     return pass(`alg none refused (${why}): ${refusal(outcome)}`);
   },
 };

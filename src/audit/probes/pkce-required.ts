@@ -4,6 +4,7 @@ import { fail, pass, skip, type Probe } from '../types.js';
 
 /** How an authorization request was refused, or undefined when the server issued a code. */
 export function refusal(outcome: AuthorizeOutcome): string | undefined {
+  if (outcome.kind === 'page' && outcome.stuck !== undefined) return `a page without a redirect (HTTP ${outcome.status} at ${outcome.url}${outcome.text ? `: ${outcome.text}` : ''})`;
   if (outcome.kind === 'page') return `error page (HTTP ${outcome.status})${outcome.text ? `: ${outcome.text}` : ''}`;
   if (outcome.kind === 'elsewhere') return `sent elsewhere (${outcome.url})`;
   if (outcome.kind === 'push-refused') return outcome.text;

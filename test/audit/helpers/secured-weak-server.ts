@@ -28,6 +28,12 @@ export interface SecuredWeaknesses {
   assertionAnyAudience?: boolean;
   assertionExpiredOk?: boolean;
   acceptUnsignedRequest?: boolean;
+  /** The metadata says require_signed_request_object (RFC 9101 section 10.5). */
+  requireSignedRequestObject?: boolean;
+  /** The PAR endpoint refuses every client's authentication (HTTP 401 invalid_client); authorize works without PAR. */
+  parRefusesClients?: boolean;
+  /** Not a weakness: errors are a page (HTTP 200) whose message a script fills in, never a redirect. */
+  portal?: boolean;
 }
 
 export interface SecuredWeakServer {
@@ -51,6 +57,11 @@ export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Prom
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
   };
   const errorPage = (res: ServerResponse, text: string): void => {
+    if (weak.portal) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><title>Portal</title><div id="message"></div><script>document.getElementById('message').textContent = ${JSON.stringify(text)};</script>`);
+      return;
+    }
     res.writeHead(400, { 'content-type': 'text/html' }).end(`<!doctype html><title>Error</title><p>${text}</p>`);
   };
 
@@ -136,7 +147,7 @@ export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Prom
   }
 
   async function par(req: IncomingMessage, form: URLSearchParams, res: ServerResponse): Promise<void> {
-    const clientId = await authenticate(req, form);
+    const clientId = weak.parRefusesClients ? undefined : await authenticate(req, form);
     if (!clientId) return json(res, 401, { error: 'invalid_client' });
     const uri = `urn:ietf:params:oauth:request_uri:${randomBytes(12).toString('base64url')}`;
     const expiresIn = weak.parExpiresIn ?? 60;
@@ -189,6 +200,7 @@ export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Prom
           dpop_signing_alg_values_supported: ['ES256'],
           request_parameter_supported: true,
           request_object_signing_alg_values_supported: ['ES256'],
+          ...(weak.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
           token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
           code_challenge_methods_supported: ['S256'],
         });

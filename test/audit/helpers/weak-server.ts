@@ -71,6 +71,11 @@ export interface Weaknesses extends KeyWeaknesses {
   autoLogin?: boolean;
   /** A public client (no secret) gets tokens by the client credentials grant. */
   clientCredentialsForPublic?: boolean;
+  /**
+   * Not a weakness: a portal that refuses without redirecting. Every error of the authorization endpoint
+   * is a page (HTTP 200) whose message a script fills in, never a redirect to the client.
+   */
+  portal?: boolean;
   /** A device code keeps working after its tokens were issued. */
   deviceCodeReusable?: boolean;
   /** No slow_down, however fast the client polls. */
@@ -150,6 +155,11 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     ...(weak.tls && !weak.noHsts ? { 'strict-transport-security': 'max-age=31536000' } : {}),
   });
   const errorPage = (res: ServerResponse, text: string) => {
+    if (weak.portal) {
+      res.writeHead(200, pageHeaders());
+      res.end(`<!doctype html><title>Portal</title><div id="message"></div><script>document.getElementById('message').textContent = ${JSON.stringify(text)};</script>`);
+      return;
+    }
     res.writeHead(400, pageHeaders());
     res.end(`<!doctype html><title>Error</title><p class="error">${text}</p>`);
   };
@@ -176,6 +186,7 @@ export async function startWeakServer(weak: Weaknesses = {}): Promise<WeakServer
     const redirectUri = weak.redirectUriMatch === 'registered-instead' && registered ? registered : (q.get('redirect_uri') ?? '');
     const state = q.get('state') ?? '';
     const back = (params: Record<string, string>, fragment = false) => {
+      if (weak.portal && params.error !== undefined) return errorPage(res, params.error);
       const target = new URL(redirectUri);
       const p = new URLSearchParams(params);
       if (fragment) target.hash = p.toString();
