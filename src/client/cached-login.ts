@@ -30,6 +30,10 @@ export interface CachedLoginSelector {
   authUrl?: string | undefined;
   tokenEndpoint?: string | undefined;
   clientId?: string | undefined;
+  /** --protected-resource: the login made for that resource (RFC 9728). */
+  protectedResource?: string | undefined;
+  /** `call URL`: when nothing else names a login, the one made for the protected resource that holds URL. */
+  callUrl?: string | undefined;
   /** For a refresh by a confidential client; else OAUTHCTL_CLIENT_SECRET, else the profile's. */
   clientSecret?: string | undefined;
 }
@@ -44,6 +48,7 @@ export interface CachedLogin {
 export function keyFromSelector(selector: CachedLoginSelector, env: Env): TokenCacheKey | undefined {
   const profile = selectedProfileName(selector.profile, env);
   if (profile !== undefined) return { profile };
+  if (selector.protectedResource !== undefined) return { resource: selector.protectedResource };
   const tokenEndpoint = selector.tokenEndpoint ?? (selector.authUrl !== undefined ? `${selector.authUrl.replace(/\/+$/, '')}/token` : undefined);
   if (selector.issuer === undefined && tokenEndpoint === undefined) return undefined;
   if (selector.clientId === undefined) {
@@ -55,6 +60,7 @@ export function keyFromSelector(selector: CachedLoginSelector, env: Env): TokenC
 /** The same key a login saved under: its profile, else issuer (or token endpoint) and client id. */
 export function keyOfEntry(entry: CachedTokens): TokenCacheKey {
   if (entry.profile !== undefined) return { profile: entry.profile };
+  if (entry.resource !== undefined) return { resource: entry.resource };
   return { issuer: entry.issuer, tokenEndpoint: entry.token_endpoint, clientId: entry.client_id };
 }
 
@@ -64,14 +70,27 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
   if (key !== undefined) return { key, entry: await readCachedTokens(cache, key), cache };
   const all = await listCachedTokens(cache);
   if (all.length === 0) return { key: {}, entry: undefined, cache };
+  const forUrl = selector.callUrl === undefined ? undefined : all.find(({ entry }) => entry.resource !== undefined && holdsUrl(entry.resource, selector.callUrl!));
+  if (forUrl) return { key: keyOfEntry(forUrl.entry), entry: forUrl.entry, cache };
   if (all.length > 1) {
     const names = all.map(({ entry }) =>
-      entry.profile !== undefined ? `--profile ${entry.profile}` : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`,
+      entry.profile !== undefined
+        ? `--profile ${entry.profile}`
+        : entry.resource !== undefined
+          ? `--protected-resource ${entry.resource}`
+          : `--issuer/--token-endpoint ${entry.issuer ?? entry.token_endpoint} --client-id ${entry.client_id}`,
     );
     throw new UsageError(`${all.length} logins are cached; say which one`, names.join(' | '));
   }
   const only = all[0]!.entry;
   return { key: keyOfEntry(only), entry: only, cache };
+}
+
+/** The resource is the URL, or a path prefix of it on the same origin (RFC 9728 section 3.3: the MCP SDK's rule too). */
+function holdsUrl(resource: string, url: string): boolean {
+  if (resource === url) return true;
+  const base = resource.endsWith('/') ? resource : `${resource}/`;
+  return url.startsWith(base) || url.startsWith(`${resource}?`);
 }
 
 /**
@@ -167,7 +186,7 @@ export interface CachedTokenContext {
  */
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
-  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
   const result = await getValidAccessToken(found.cache, found.key, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
@@ -178,7 +197,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
  */
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
-  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
   const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env));
   return { ...result, key: found.key };
 }
