@@ -24,6 +24,8 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   userinfo: () => import('./userinfo.js'),
   revoke: () => import('./revoke.js'),
   audit: () => import('./audit.js'),
+  discover: () => import('./discover.js'),
+  register: () => import('./register.js'),
 };
 
 export const COMMANDS = commandTable((name) => MODULES[name]());

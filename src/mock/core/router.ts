@@ -112,6 +112,8 @@ function routes(): Routes {
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],
     ['/.well-known/openid-configuration', { GET: metadata }],
+    // {base_url} itself, the resource identifier of RFC 9728 and RFC 8707: who the token speaks for, as /me.
+    ['/api', { GET: lazy(api, (m) => m.handleMe) }],
     ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
     ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
     [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
