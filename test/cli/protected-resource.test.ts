@@ -134,3 +134,19 @@ describe('login --protected-resource (RFC 9728, RFC 8707)', () => {
     expect(b.stderr).toContain('is larger than 256 KiB');
   });
 });
+
+describe('--client-id URL: a Client ID Metadata Document', () => {
+  it('is sent as is, with none authentication, and the mock fetches the document', async () => {
+    const m = await start({ client_id_metadata_documents: { allow_http_loopback: true } });
+    const host = await fakeResource((path, origin) =>
+      path === '/oauthctl.json' ? { status: 200, body: JSON.stringify({ client_id: `${origin}/oauthctl.json`, client_name: 'doc', redirect_uris: ['http://127.0.0.1/callback'] }) } : undefined,
+    );
+    const clientId = `${host}/oauthctl.json`;
+    const r = await runCli(['login', '--protected-resource', m.baseUrl, '--client-id', clientId, ...HEADLESS, '--json'], env);
+    expect(r.code).toBe(0);
+    expect(decodeJwt((JSON.parse(r.stdout) as { access_token: string }).access_token)).toMatchObject({ client_id: clientId, aud: m.baseUrl });
+    const token = m.requests().find((q) => q.path === '/token')!;
+    expect(new URLSearchParams(token.form).get('client_id')).toBe(clientId);
+    expect(m.requests().some((q) => q.path === '/register')).toBe(false);
+  });
+});

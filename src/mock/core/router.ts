@@ -75,7 +75,15 @@ function routes(): Routes {
   const metadata = lazy(discovery, (m) => m.handleMetadata);
   return new Map<string, Partial<Record<string, LazyHandler>>>([
     ['/', { GET: now(handleIndex) }],
-    ['/authorize', { GET: lazy(authorize, (m) => m.handleAuthorize) }],
+    [
+      '/authorize',
+      {
+        GET: lazy(
+          () => Promise.all([authorize(), import('./client-metadata-document.js')]),
+          ([m, documents]) => documents.resolvingClientIdDocuments(m.handleAuthorize),
+        ),
+      },
+    ],
     ['/login', { POST: lazy(interaction, (m) => m.handleLogin) }],
     ['/consent', { GET: lazy(interaction, (m) => m.handleConsentPage), POST: lazy(interaction, (m) => m.handleConsent) }],
     [
