@@ -13,6 +13,8 @@ import { promptForMissingOptions } from './prompt.js';
 export interface ResolveContext {
   http: HttpClient;
   renderer: Renderer;
+  /** The audit: a protected resource's broken metadata is reported by its probes, not a reason to stop. */
+  tolerateResourceFindings?: boolean;
   /** Which endpoints the command needs; default both. */
   needs?: 'authorization' | 'token' | 'both';
 }
@@ -29,7 +31,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
   let fromResource = await applyProfile(given, io, ctx.renderer);
   if (fromResource.protectedResource !== undefined || fromResource.register === true) {
     const { applyProtectedResource, applyRegistration } = await import('./protected-resource-options.js');
-    if (fromResource.protectedResource !== undefined) fromResource = await applyProtectedResource(fromResource, ctx);
+    if (fromResource.protectedResource !== undefined) fromResource = await applyProtectedResource(fromResource, { ...ctx, tolerant: ctx.tolerateResourceFindings });
     fromResource = await applyRegistration(fromResource, io, ctx);
   }
   const raw = await promptForMissingOptions(fromResource, io, { http: ctx.http, renderer: ctx.renderer, json: given.json });

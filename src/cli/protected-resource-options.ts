@@ -2,6 +2,7 @@ import { FlowError, UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { ClientRegistrationRequest } from '../client/registration.js';
 import { chooseAuthorizationServer, discoverResource, resourceDiscoveryError, type ResourceDiscovery } from '../client/protected-resource.js';
+import { compareResource } from '../oauth/resource-metadata.js';
 import { parseScope } from '../oauth/scope.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
@@ -26,22 +27,26 @@ export function narrateResourceDiscovery(found: ResourceDiscovery, renderer: Ren
  * and the default scopes come from the resource, ahead of the rest of the pipeline. The flags the user
  * gave win: `--issuer` chooses among the resource's servers, `--scope` replaces the default.
  */
-export async function applyProtectedResource<T extends FlowOptionsInput>(raw: T, ctx: Context): Promise<T & { resourceFound: ResourceDiscovery }> {
+export async function applyProtectedResource<T extends FlowOptionsInput>(raw: T, ctx: Context & { tolerant?: boolean | undefined }): Promise<T & { resourceFound: ResourceDiscovery }> {
   const url = parseHttpUrl('--protected-resource')(raw.protectedResource!);
   ctx.renderer.step('Protected resource (RFC 9728)');
   const found = await discoverResource(ctx.http, url);
   narrateResourceDiscovery(found, ctx.renderer);
   const broken = resourceDiscoveryError(found);
-  if (broken) throw broken;
+  // The audit goes on past what it is there to report, as long as an authorization server is named.
+  if (broken && !(ctx.tolerant && found.metadata?.authorization_servers?.length)) throw broken;
+  if (broken) ctx.renderer.warn(broken.message);
   const metadata = found.metadata!;
   const issuer = chooseAuthorizationServer(metadata, raw.issuer);
   ctx.renderer.info(`authorization server: ${issuer}`);
-  ctx.renderer.info(`resource: ${metadata.resource}`);
+  // A resource the metadata does not match (tolerated by the audit only) stays the URL asked.
+  const resourceId = compareResource(url, metadata.resource) === 'mismatch' ? url : metadata.resource;
+  ctx.renderer.info(`resource: ${resourceId}`);
   // The scope the 401 asked for (RFC 6750 section 3), else what the resource supports (RFC 9728 section 2).
   const scope = raw.scope ?? (found.probe.scope !== undefined ? [found.probe.scope] : metadata.scopes_supported?.length ? [metadata.scopes_supported.join(' ')] : undefined);
   if (raw.scope === undefined && scope !== undefined) ctx.renderer.info(`scope: ${scope.join(' ')} (${found.probe.scope !== undefined ? "the 401's challenge" : "the metadata's scopes_supported"})`);
-  const resource = [metadata.resource, ...(raw.resource ?? []).filter((r) => r !== metadata.resource)];
-  return { ...raw, issuer, resource, ...(scope !== undefined && { scope }), protectedResource: metadata.resource, resourceFound: found };
+  const resource = [resourceId, ...(raw.resource ?? []).filter((r) => r !== resourceId)];
+  return { ...raw, issuer, resource, ...(scope !== undefined && { scope }), protectedResource: resourceId, resourceFound: found };
 }
 
 /**
