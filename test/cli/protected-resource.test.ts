@@ -28,8 +28,10 @@ afterEach(async () => {
 const start = async (config: MockConfigInput = {}) => (mock = await createMockServer(config, { autoLogin: 'alice' }));
 const HEADLESS = ['--headless', '--username', 'alice', '--password', 'wonderland'];
 
+type Answer = { status: number; headers?: Record<string, string>; body?: string } | undefined;
+
 /** A resource server on loopback that answers each path with what `routes` says. */
-async function fakeResource(routes: (path: string, origin: string) => { status: number; headers?: Record<string, string>; body?: string } | undefined): Promise<string> {
+async function fakeResource(routes: (path: string, origin: string) => Answer): Promise<string> {
   const server = createServer((req, res) => {
     const origin = `http://${req.headers.host}`;
     const answer = routes(req.url ?? '/', origin) ?? { status: 404, body: '{}' };
@@ -118,7 +120,7 @@ describe('login --protected-resource (RFC 9728, RFC 8707)', () => {
   });
 
   it('a metadata document that redirects is not followed, and a huge one is refused', async () => {
-    const rs = await fakeResource((path, origin) => {
+    const rs = await fakeResource((path, origin): Answer => {
       if (path === '/a') return { status: 401, headers: { 'www-authenticate': `Bearer resource_metadata="${origin}/moved"` } };
       if (path === '/moved') return { status: 302, headers: { location: 'http://169.254.169.254/latest' } };
       if (path === '/b') return { status: 401, headers: { 'www-authenticate': `Bearer resource_metadata="${origin}/big"` } };
