@@ -140,11 +140,13 @@ describe('oauthctl discover', () => {
 describe('oauthctl register (RFC 7591, RFC 7592)', () => {
   it('registers, keeps the registration, saves a profile that logs in, and --delete removes it at the server', async () => {
     const m = await start();
-    const r = await runCli(['register', '--issuer', m.issuer, '--client-name', 'my cli', '--scope', 'photo', '--save-profile', 'dyn', '--json'], env);
+    const r = await runCli(['register', '--issuer', m.issuer, '--client-name', 'my cli', '--scope', 'photo', '--save-profile', 'dyn', '--json', '--verbose'], env);
     expect(r.code).toBe(0);
     const reg = JSON.parse(r.stdout) as Record<string, string>;
     expect(reg).toMatchObject({ client_name: 'my cli', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/callback'] });
+    // The result on stdout holds the registration access token; the --verbose trace on stderr does not.
     expect(r.stderr).not.toContain(reg.registration_access_token);
+    expect(r.stderr).toMatch(/"registration_access_token":"\[redacted \d+ chars\]"/);
     const login = await runCli(['login', '--profile', 'dyn', '--headless', '--username', 'alice', '--password', 'wonderland'], env);
     expect(login.code).toBe(0);
     const del = await runCli(['register', '--delete', '--issuer', m.issuer], env);
