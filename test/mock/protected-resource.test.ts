@@ -192,3 +192,14 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     expect(last).toBe(503);
   }, 30_000);
 });
+
+describe('protected resource metadata of named issuers', () => {
+  it("a named issuer's API has its metadata at the root's well-known URL with the issuer's path inserted", async () => {
+    const server = await startMock({ issuers: { team: {} } });
+    const teamApi = `${server.authUrl}/team/api`;
+    const res = await fetch(`${teamApi}/photos`);
+    expect(challengeOf(res).resource_metadata).toBe(`${server.authUrl}/.well-known/oauth-protected-resource/team/api`);
+    const meta = (await (await fetch(challengeOf(res).resource_metadata!)).json()) as Record<string, unknown>;
+    expect(meta).toMatchObject({ resource: teamApi, authorization_servers: [`${server.authUrl}/team`] });
+  });
+});
