@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPkcePair } from '../../src/oauth/pkce.js';
 import type { MockServer } from '../../src/mock/index.js';
 import { authorizeUrl, getRedirect, pkceRequest, postForm, REDIRECT_URI, startMock } from './helpers.js';
+import { assertionClaims, JWT_BEARER, newKey, signedJwt } from './modern-helpers.js';
 
 const hosts: Server[] = [];
 afterEach(async () => {
@@ -50,6 +51,27 @@ describe('Client ID Metadata Documents', () => {
     // max-age=300: the second authorization request uses the cached document.
     await authorize(server, clientId);
     expect(host.fetches).toHaveLength(1);
+  });
+
+  it('a document with jwks makes a private_key_jwt client: its assertion is checked with those keys', async () => {
+    const server = await start();
+    const key = await newKey();
+    const host = await documentHost((_p, url, res) => json(res, doc(url, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...key.publicJwk, kid: 'k1' }] } })));
+    const clientId = `${host.base}/jwt-client.json`;
+    const redeem = async (signingKey: typeof key) => {
+      const { location, pkce } = await authorize(server, clientId);
+      const assertion = await signedJwt(assertionClaims(clientId, server.issuer), signingKey.privateKey, { alg: 'ES256', kid: 'k1' });
+      return postForm(`${server.authUrl}/token`, {
+        grant_type: 'authorization_code',
+        code: location!.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: pkce.codeVerifier,
+        client_assertion_type: JWT_BEARER,
+        client_assertion: assertion,
+      });
+    };
+    expect((await redeem(key)).status).toBe(200);
+    expect((await redeem(await newKey())).status).toBe(401);
   });
 
   it('Cache-Control no-store: fetched again each time; concurrent requests share one fetch', async () => {
