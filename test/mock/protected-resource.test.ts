@@ -144,6 +144,10 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     expect((await fetch(uri, { headers: rat })).status).toBe(401);
     expect((await getRedirect(authorizeUrl(server, pkceRequest(pkce, { client_id: clientId })))).location).toBeUndefined();
     expect(server.requests().some((r) => r.path === '/register' && r.client_id === clientId)).toBe(true);
+    // The flows page lists the registration among the other requests.
+    const page = await (await fetch(`${server.authUrl}/_mock/`)).text();
+    expect(page).toContain('client registered');
+    expect(page).toContain(clientId);
   });
 
   it('a confidential client gets a secret (client_secret_basic by default, RFC 7591 section 2)', async () => {
