@@ -59,13 +59,14 @@ export async function applyRegistration<T extends FlowOptionsInput>(raw: T, io: 
   // Without --register (a protected resource's flow), only where the server offers registration.
   const auto = raw.register !== true;
   if (raw.issuer === undefined) throw new UsageError('--register needs the authorization server: --issuer URL or --protected-resource URL');
-  const { readRegistration } = await import('../store/registrations.js');
+  const [{ readRegistration }, { sameRedirect }] = await Promise.all([import('../store/registrations.js'), import('../client/registration.js')]);
+  const redirectUri = raw.redirectUri ?? DEFAULT_REDIRECT_URI;
   const kept = await readRegistration(io.env, raw.issuer);
-  if (kept) {
+  // A kept client registered for another redirect URI would be refused at the authorization endpoint: register anew.
+  if (kept && kept.redirect_uris.some((u) => sameRedirect(u, redirectUri))) {
     ctx.renderer.info(`Using the client ${kept.client_id} registered at ${kept.server} (oauthctl register --delete removes it)`);
     return withRegisteredClient(raw, kept.client_id, kept.client_secret, kept.token_endpoint_auth_method);
   }
-  const redirectUri = raw.redirectUri ?? DEFAULT_REDIRECT_URI;
   const request: ClientRegistrationRequest = {
     redirect_uris: [redirectUri],
     token_endpoint_auth_method: 'none',

@@ -32,7 +32,7 @@ export interface ClientRegistrationResponse {
 const LOOPBACK_PORT = /^(http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])):\d{1,5}(\/|$)/;
 
 /** Two redirect URIs are the same registration; a loopback one's port aside (RFC 8252 section 7.3). */
-const sameRedirect = (a: string, b: string) => a === b || a.replace(LOOPBACK_PORT, '$1$2') === b.replace(LOOPBACK_PORT, '$1$2');
+export const sameRedirect = (a: string, b: string) => a === b || a.replace(LOOPBACK_PORT, '$1$2') === b.replace(LOOPBACK_PORT, '$1$2');
 
 /**
  * POST the metadata to the registration endpoint (RFC 7591 section 3.1), with the initial access token

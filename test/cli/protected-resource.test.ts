@@ -152,3 +152,14 @@ describe('--client-id URL: a Client ID Metadata Document', () => {
     expect(m.requests().some((q) => q.path === '/register')).toBe(false);
   });
 });
+
+describe('login --register', () => {
+  it('a kept registration for another redirect URI is not reused: a new client is registered', async () => {
+    const m = await start();
+    const first = await runCli(['login', '--issuer', m.issuer, '--register', '--scope', 'photo', ...HEADLESS], env);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(['login', '--issuer', m.issuer, '--register', '--scope', 'photo', '--redirect-uri', 'http://localhost/other', ...HEADLESS], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(m.requests().filter((q) => q.path === '/register')).toHaveLength(2);
+  });
+});
