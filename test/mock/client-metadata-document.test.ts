@@ -74,6 +74,27 @@ describe('Client ID Metadata Documents', () => {
     expect((await redeem(await newKey())).status).toBe(401);
   });
 
+  it('a pushed authorization request (RFC 9126) names a document client too; a bad document is invalid_client', async () => {
+    const server = await start();
+    const host = await documentHost((path, url, res) => json(res, path === '/bad' ? doc('https://someone.else/c') : doc(url)));
+    const pkce = createPkcePair();
+    const push = (clientId: string) =>
+      postForm(`${server.authUrl}/par`, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        state: 's1',
+        scope: 'photo',
+        code_challenge: pkce.codeChallenge,
+        code_challenge_method: 'S256',
+      });
+    const pushed = await push(`${host.base}/ok`);
+    expect(pushed.status).toBe(201);
+    expect(typeof pushed.body.request_uri).toBe('string');
+    const bad = await push(`${host.base}/bad`);
+    expect([bad.status, bad.body.error]).toEqual([401, 'invalid_client']);
+  });
+
   it('Cache-Control no-store: fetched again each time; concurrent requests share one fetch', async () => {
     const server = await start();
     const host = await documentHost((_p, url, res) => setTimeout(() => json(res, doc(url), { 'cache-control': 'no-store' }), 100));

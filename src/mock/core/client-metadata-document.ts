@@ -2,7 +2,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from './config.js';
-import type { Exchange, MockState } from './http.js';
+import { sendOAuthError, type Exchange, type MockState } from './http.js';
 import { isLoopbackHost } from './loopback.js';
 import { errorPage, sendPage } from './pages.js';
 
@@ -139,6 +139,29 @@ export async function resolveDocumentClient(state: MockState, url: string): Prom
   }
 }
 
+/** Whether this client_id is to be resolved from its document: a document URL, and not a configured client. */
+function namesDocument(state: MockState, clientId: string | null | undefined): clientId is string {
+  if (clientId === null || clientId === undefined) return false;
+  const configured = state.config.clients.has(clientId) && !documentsOf(state).cache.has(clientId);
+  return !configured && isMetadataDocumentUrl(clientId, state.config.clientIdMetadataDocuments.allowHttpLoopback);
+}
+
+/**
+ * PAR (RFC 9126) with metadata documents: the client_id of the pushed form is resolved first; false
+ * when its document cannot be used (then the RFC 6749 section 5.2 error, invalid_client, is sent).
+ */
+export async function resolveFormClient(ex: Exchange, clientId: string | undefined): Promise<boolean> {
+  if (!namesDocument(ex.state, clientId)) return true;
+  try {
+    await resolveDocumentClient(ex.state, clientId);
+    return true;
+  } catch (err) {
+    if (!(err instanceof DocumentError)) throw err;
+    sendOAuthError(ex, 401, 'invalid_client', `the client ID metadata document ${err.message}`);
+    return false;
+  }
+}
+
 /**
  * The authorization endpoint with metadata documents: a client_id that names one is resolved first;
  * a document that cannot be used gets the error page (never a redirect: its redirect URIs are unknown).
@@ -147,8 +170,7 @@ export function resolvingClientIdDocuments(handler: (ex: Exchange) => void | Pro
   return async (ex) => {
     const clientId = new URLSearchParams(ex.query).get('client_id');
     // A configured client whose id looks like a URL stays the configured one.
-    const configured = clientId !== null && ex.state.config.clients.has(clientId) && !documentsOf(ex.state).cache.has(clientId);
-    if (clientId !== null && !configured && isMetadataDocumentUrl(clientId, ex.state.config.clientIdMetadataDocuments.allowHttpLoopback)) {
+    if (namesDocument(ex.state, clientId)) {
       try {
         await resolveDocumentClient(ex.state, clientId);
       } catch (err) {
