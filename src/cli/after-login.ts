@@ -89,7 +89,12 @@ export async function cacheTokens({ config, tokens, renderer, io, profile, grant
     renderer.info(`the flags name another server or client than profile ${name}: the tokens are cached for ${config.clientId} at that server, not under the profile`);
     name = undefined;
   }
-  const key = name !== undefined ? { profile: name } : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
+  const key =
+    name !== undefined
+      ? { profile: name }
+      : config.protectedResource !== undefined
+        ? { resource: config.protectedResource }
+        : { issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, clientId: config.clientId };
   const cache = openTokenCache(io.env, { store });
   try {
     await saveTokens(cache, key, tokens, {
@@ -99,14 +104,16 @@ export async function cacheTokens({ config, tokens, renderer, io, profile, grant
       clientId: config.clientId,
       authMethod: config.authMethod,
       grant,
+      resource: config.protectedResource,
       clientKeys: await (await import('../client/cached-client-keys.js')).clientKeysOf(config),
     });
     if (store === 'none') {
       renderer.info('Tokens not kept (token store none)');
       return;
     }
+    const selector = name !== undefined ? ` --profile ${name}` : config.protectedResource !== undefined ? ` --protected-resource ${config.protectedResource}` : '';
     const where = store === 'keyring' ? `the OS keyring (the rest in ${cacheFilePath(cache, key)})` : cacheFilePath(cache, key);
-    renderer.info(`Tokens cached in ${where}; \`oauthctl token${name !== undefined ? ` --profile ${name}` : ''}\` prints a valid access token`);
+    renderer.info(`Tokens cached in ${where}; \`oauthctl token${selector}\` prints a valid access token`);
   } catch (err) {
     // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
     const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';

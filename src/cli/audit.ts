@@ -44,7 +44,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     import('../audit/probes/index.js'),
   ]);
   const apiUrl = checkApiUrl(options.apiUrl);
-  const probes = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
+  const selected = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
+  // The resource server's probes run only when the audit starts from one (--protected-resource URL).
+  const probes = options.protectedResource !== undefined ? selected : selected.filter((p) => p.category !== 'protected-resource');
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
@@ -53,7 +55,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate, secrets: [account.password] });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
-    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both' });
+    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both', tolerateResourceFindings: true });
     const { issuer, metadata, lookup } = await findMetadata(http, config, renderer);
     if (driver) {
       renderer.trace('audit: authorization requests go through headless Chromium');
@@ -190,7 +192,8 @@ Examples:
   $ OAUTHCTL_PASSWORD="$PW" oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret "$SECRET" --scope photo --username alice --junit audit.xml
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json
   $ oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password "$PW" --browser-driver chromium   # login pages that need JavaScript
-  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md`,
+  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api --client-id photo-cli --username alice --password wonderland --only resource-401-metadata,resource-metadata-match,resource-query-token`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));

@@ -21,6 +21,7 @@ export interface CallOptions extends CommonOptions, HttpTimeoutOption {
   tokenEndpoint?: string;
   clientId?: string;
   clientSecret?: string;
+  protectedResource?: string;
   /** --dpop-key FILE: the key the token is bound to (RFC 9449): sent as `Authorization: DPoP` with a proof. */
   dpopKey?: string;
 }
@@ -52,7 +53,9 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
   const renderer = createRenderer(io, options);
   const explicit = options.token ?? (io.env.OAUTHCTL_ACCESS_TOKEN || undefined);
   // A cached login's DPoP key (RFC 9449) and client certificate (RFC 8705): its tokens may be bound to them.
-  const bound: BoundLogin = explicit === undefined ? await (await import('./bound-login.js')).boundLoginOf({ ...options, url }, io.env) : {};
+  // Without a selector, the login made for the protected resource that holds URL (RFC 9728) is found first, then the login of URL's server.
+  const selector = { ...options, url, callUrl: url };
+  const bound: BoundLogin = explicit === undefined ? await (await import('./bound-login.js')).boundLoginOf(selector, io.env) : {};
   if (options.dpopKey !== undefined) {
     const [{ loadDpopKey }, { DpopSession }] = await Promise.all([import('../client/keys.js'), import('../client/dpop.js')]);
     bound.dpop = new DpopSession(await loadDpopKey(options.dpopKey));
@@ -70,7 +73,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
       accessToken = explicit;
     } else {
       const { accessTokenFromCache } = await import('../client/cached-login.js');
-      accessToken = (await accessTokenFromCache({ ...options, url }, { http, env: io.env })).accessToken;
+      accessToken = (await accessTokenFromCache(selector, { http, env: io.env })).accessToken;
     }
     const { sendWithAccessToken } = await import('../client/resource-request.js');
     const send = (token: string) => sendWithAccessToken(http, url, { method, headers, ...(body !== undefined && { body }) }, token, bound.dpop, renderer);
@@ -80,7 +83,7 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
       // The cached token was refused before it expired (revoked, or the clock is off): refresh once and retry.
       const { refreshAfterUnauthorized } = await import('../client/cached-login.js');
       renderer.info('the API answered 401; refreshing the cached token once and trying again');
-      accessToken = (await refreshAfterUnauthorized({ ...options, url }, accessToken, { http, env: io.env })).accessToken;
+      accessToken = (await refreshAfterUnauthorized(selector, accessToken, { http, env: io.env })).accessToken;
       response = await send(accessToken);
     }
 

@@ -26,6 +26,8 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   revoke: () => import('./revoke.js'),
   audit: () => import('./audit.js'),
   trace: () => import('./trace.js'),
+  discover: () => import('./discover.js'),
+  register: () => import('./register.js'),
 };
 
 export const COMMANDS = commandTable((name) => MODULES[name]());

@@ -42,6 +42,10 @@ export interface FlowOptionsInput extends SecuredFlowOptionsInput {
   /** A profile of the config file whose values fill in the options not given (profiles). */
   profile?: string | undefined;
   config?: string | undefined;
+  /** --protected-resource URL: the flow starts from the resource (RFC 9728). */
+  protectedResource?: string | undefined;
+  /** --register: register a client first when no client id is given (RFC 7591). */
+  register?: boolean | undefined;
   /** Set by commands with --json: never prompt then. */
   json?: boolean | undefined;
 }
@@ -79,7 +83,9 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--introspection-endpoint <URL>', 'override the introspection endpoint (RFC 7662)')
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
     .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
-    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)');
+    .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
+    .option('--protected-resource <URL>', 'start from this protected resource: its authorization server, resource indicator and scopes (RFC 9728, RFC 8707)')
+    .option('--register', 'register a client first when no --client-id is given, and reuse it next time (RFC 7591)');
   return addSecuredFlowOptions(cmd)
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
@@ -122,7 +128,9 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
   const secretFromFlag = raw.clientSecret;
   const envSecret = env[CLIENT_SECRET_ENV];
   const clientSecret = secretFromFlag ?? (envSecret !== undefined && envSecret !== '' ? envSecret : undefined);
-  const authMethod = parseAuthMethod(raw.authMethod, clientSecret !== undefined);
+  // A Client ID Metadata Document URL as client id: none, or private_key_jwt with a key.
+  const metadataDocumentKey = raw.authMethod === undefined && raw.signingKey !== undefined && /^https:\/\//.test(clientId);
+  const authMethod = metadataDocumentKey ? 'private_key_jwt' : parseAuthMethod(raw.authMethod, clientSecret !== undefined);
   if (usesClientSecret(authMethod) && clientSecret === undefined) {
     throw new UsageError(`--auth-method ${authMethod} needs a client secret`, `give --client-secret or set ${CLIENT_SECRET_ENV}, or use --auth-method none for a public client`);
   }

@@ -13,6 +13,8 @@ import { promptForMissingOptions } from './prompt.js';
 export interface ResolveContext {
   http: HttpClient;
   renderer: Renderer;
+  /** The audit: a protected resource's broken metadata is reported by its probes, not a reason to stop. */
+  tolerateResourceFindings?: boolean;
   /** Which endpoints the command needs; default both. */
   needs?: 'authorization' | 'token' | 'both';
 }
@@ -25,10 +27,18 @@ export interface ResolveContext {
 export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: ResolveContext): Promise<FlowConfig> {
   // 1. flags (given), 2. the environment and 3. a profile fill in what the flags left out;
   // 4. on a terminal only, the user is asked for what is still missing; 5. parse; 6. discovery.
-  const raw = await promptForMissingOptions(await applyProfile(given, io, ctx.renderer), io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
+  // Starting from a protected resource (RFC 9728), or registering (RFC 7591): before the prompts, which ask only for what is still missing.
+  let fromResource = await applyProfile(given, io, ctx.renderer);
+  if (fromResource.protectedResource !== undefined || fromResource.register === true) {
+    const { applyProtectedResource, applyRegistration } = await import('./protected-resource-options.js');
+    if (fromResource.protectedResource !== undefined) fromResource = await applyProtectedResource(fromResource, { ...ctx, tolerant: ctx.tolerateResourceFindings });
+    fromResource = await applyRegistration(fromResource, io, ctx);
+  }
+  const raw = await promptForMissingOptions(fromResource, io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
   const parsed = parseFlowOptions(raw, io.env);
   const { discover, secured, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
+  if (fromResource.protectedResource !== undefined) config.protectedResource = fromResource.protectedResource;
   if (discover && parsed.issuer !== undefined) {
     const { discoverMetadata } = await import('../client/endpoints.js');
     ctx.renderer.step('Discovery');

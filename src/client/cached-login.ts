@@ -31,6 +31,10 @@ export interface CachedLoginSelector {
   authUrl?: string | undefined;
   tokenEndpoint?: string | undefined;
   clientId?: string | undefined;
+  /** --protected-resource: the login made for that resource (RFC 9728). */
+  protectedResource?: string | undefined;
+  /** `call URL`: when nothing else names a login, the one made for the protected resource that holds URL. */
+  callUrl?: string | undefined;
   /** For a refresh by a confidential client; else OAUTHCTL_CLIENT_SECRET, else the profile's. */
   clientSecret?: string | undefined;
   /** The URL the token is for (`call URL`): of several cached logins, the one of its server is taken. */
@@ -47,6 +51,7 @@ export interface CachedLogin {
 export function keyFromSelector(selector: CachedLoginSelector, env: Env): TokenCacheKey | undefined {
   const profile = selectedProfileName(selector.profile, env);
   if (profile !== undefined) return { profile };
+  if (selector.protectedResource !== undefined) return { resource: selector.protectedResource };
   const tokenEndpoint = selector.tokenEndpoint ?? (selector.authUrl !== undefined ? `${selector.authUrl.replace(/\/+$/, '')}/token` : undefined);
   if (selector.issuer === undefined && tokenEndpoint === undefined) return undefined;
   if (selector.clientId === undefined) {
@@ -58,6 +63,7 @@ export function keyFromSelector(selector: CachedLoginSelector, env: Env): TokenC
 /** The same key a login saved under: its profile, else issuer (or token endpoint) and client id. */
 export function keyOfEntry(entry: CachedTokens): TokenCacheKey {
   if (entry.profile !== undefined) return { profile: entry.profile };
+  if (entry.resource !== undefined) return { resource: entry.resource };
   return { issuer: entry.issuer, tokenEndpoint: entry.token_endpoint, clientId: entry.client_id };
 }
 
@@ -68,6 +74,9 @@ export async function findCachedLogin(selector: CachedLoginSelector, env: Env, c
   const key = server === undefined ? keyFromSelector(selector, env) : undefined;
   if (key !== undefined) return { key, entry: await readCachedTokens(cache, key), cache };
   const all = await listCachedTokens(cache);
+  // The login made for the protected resource that holds the URL (RFC 9728) comes first.
+  const forResource = selector.callUrl === undefined ? undefined : all.find(({ entry }) => entry.resource !== undefined && holdsUrl(entry.resource, selector.callUrl!));
+  if (forResource) return { key: keyOfEntry(forResource.entry), entry: forResource.entry, cache };
   const chosen = await chooseCachedLogin(all, server ?? selector.url, server !== undefined);
   if (chosen === undefined) return { key: {}, entry: undefined, cache };
   return { key: keyOfEntry(chosen.entry), entry: chosen.entry, cache };
@@ -84,6 +93,13 @@ async function chooseCachedLogin<T extends { entry: CachedTokens }>(all: readonl
   }
   if (all.length > 1) throw sayWhichLogin(all);
   return all[0];
+}
+
+/** The resource is the URL, or a path prefix of it on the same origin (RFC 9728 section 3.3: the MCP SDK's rule too). */
+function holdsUrl(resource: string, url: string): boolean {
+  if (resource === url) return true;
+  const base = resource.endsWith('/') ? resource : `${resource}/`;
+  return url.startsWith(base) || url.startsWith(`${resource}?`);
 }
 
 /**
@@ -199,7 +215,7 @@ export interface CachedTokenContext {
  */
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
-  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
   const options = renewers(ctx.http, selector, ctx.env, ctx.tell);
   const { logIn } = ctx;
   let needed: LoginNeededError;
@@ -233,7 +249,7 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
  */
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
-  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined) throw noLoginCached();
+  if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
   const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env, ctx.tell));
   return { ...result, key: found.key };
 }

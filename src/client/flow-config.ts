@@ -40,6 +40,8 @@ export interface FlowConfig {
   par?: boolean | undefined;
   /** --jar: the authorization request as a signed request object (RFC 9101). */
   jar?: boolean | undefined;
+  /** --protected-resource: the resource (its metadata's `resource`, RFC 9728) the login is cached under. */
+  protectedResource?: string | undefined;
   /** --resource, repeatable (RFC 8707), on the authorization and token requests (also client credentials, device, token exchange). */
   resources?: string[] | undefined;
   /** --dpop: the key proofs are signed with, and the servers' nonces (RFC 9449). */

@@ -117,6 +117,8 @@ export interface MockServer {
   /** Adds a user or a client, validated as the configuration file's (MockAdminError names the field). */
   addUser(input: unknown): MockUser;
   addClient(input: unknown): MockClient;
+  /** Adds a protected resource `{"path", "scopes", "issuer"?}` at `{root}{path}`, as POST /_mock/resources (RFC 9728). */
+  addResource(input: unknown): { resource: string; resource_metadata: string };
   /** Forgets codes, tokens, sessions, pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
   reset(): void;
   /**
@@ -178,6 +180,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   root.place(rootUrl, `${SESSION_COOKIE_PREFIX}${port}`, tls !== undefined);
   for (const [name, s] of named) s.place(`${rootUrl}/${name}`, `${SESSION_COOKIE_PREFIX}${port}_${name}`, tls !== undefined);
   const all = [root, ...named.values()];
+  const issuerStates = { root: root.state, named: new Map([...named].map(([name, s]) => [name, s.state])) };
+  for (const s of all) s.state.server = issuerStates;
   // Listening first: the endpoint modules, jose and the key pair load right after, while the caller
   // announces the server (a request that comes sooner waits for what it needs).
   let closing: Promise<void> | undefined;
@@ -209,6 +213,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     rotateKeys: () => control.rotateKeys(root.state),
     addUser: (input) => control.addUser(root.state, input),
     addClient: (input) => control.addClient(root.state, input),
+    addResource: (input) => control.addResource(root.state, input),
     reset: () => control.reset(root.state),
     close: (closeOptions = {}) =>
       (closing ??= new Promise<void>((resolve) => {

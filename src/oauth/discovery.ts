@@ -42,8 +42,10 @@ export function metadataLocations(issuer: string): MetadataLocation[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/+$/, '');
   const origin = url.origin;
+  // The MCP authorization spec's order for an issuer with a path: OpenID Connect's inserted form too, before the appended one.
   return [
     { kind: 'oauth-authorization-server', url: `${origin}/.well-known/oauth-authorization-server${path}` },
+    ...(path === '' ? [] : [{ kind: 'openid-configuration' as const, url: `${origin}/.well-known/openid-configuration${path}` }]),
     { kind: 'openid-configuration', url: `${origin}${path}/.well-known/openid-configuration` },
   ];
 }

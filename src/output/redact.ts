@@ -2,7 +2,17 @@
  * Secrets never reach logs or traces unless --show-secrets is given (the contract). A redacted value
  * keeps its length so that a user can still tell an empty value from a wrong one.
  */
-export const SECRET_PARAMS: ReadonlySet<string> = new Set(['client_secret', 'code_verifier', 'access_token', 'refresh_token', 'id_token', 'token', 'password', 'client_assertion']);
+export const SECRET_PARAMS: ReadonlySet<string> = new Set([
+  'client_secret',
+  'code_verifier',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'token',
+  'password',
+  'client_assertion',
+  'registration_access_token',
+]);
 
 export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 

@@ -35,6 +35,8 @@ export interface CachedTokens {
   client_keys?: CachedClientKeys;
   /** Present when the secrets are kept in the OS keyring and the file holds the rest (src/store/secret-store.ts). */
   token_store?: 'keyring';
+  /** The protected resource the login was made for (`--protected-resource`, RFC 9728): its key. */
+  resource?: string;
 }
 
 /**
@@ -50,9 +52,10 @@ export interface CachedClientKeys {
   tls_key_file?: string;
 }
 
-/** Which login a cache entry belongs to: a profile, or else the issuer (or token endpoint) and client. */
+/** Which login a cache entry belongs to: a profile, a protected resource, or else the issuer (or token endpoint) and client. */
 export interface TokenCacheKey {
   profile?: string | undefined;
+  resource?: string | undefined;
   issuer?: string | undefined;
   tokenEndpoint?: string | undefined;
   clientId?: string | undefined;
@@ -85,6 +88,7 @@ export function serverOf(names: { issuer?: string | undefined; tokenEndpoint?: s
 /** The file name of an entry: `profile-NAME.json`, or `client-<hash of the server and client id>.json`. */
 export function cacheFileName(key: TokenCacheKey): string {
   if (key.profile !== undefined) return `profile-${key.profile}.json`;
+  if (key.resource !== undefined) return `resource-${createHash('sha256').update(key.resource).digest('hex').slice(0, 24)}.json`;
   const server = serverOf(key);
   if (server === undefined || key.clientId === undefined) {
     throw new UsageError('cannot tell which cached login to use', 'give --profile NAME, or --issuer (or --token-endpoint) and --client-id');
@@ -100,6 +104,7 @@ export function cacheFilePath(cache: TokenCache, key: TokenCacheKey): string {
 /** Describes a key for messages: `profile "work"` or `client photo-cli at https://...`. */
 export function describeKey(key: TokenCacheKey): string {
   if (key.profile !== undefined) return `profile ${JSON.stringify(key.profile)}`;
+  if (key.resource !== undefined) return `protected resource ${key.resource}`;
   return `client ${key.clientId ?? '?'} at ${key.issuer ?? key.tokenEndpoint ?? '?'}`;
 }
 
@@ -175,6 +180,8 @@ export interface TokenSource {
   /** The grant the tokens came from, when it was not a user's login (`client_credentials`). */
   grant?: string | undefined;
   clientKeys?: CachedClientKeys | undefined;
+  /** The protected resource the login was made for (RFC 9728). */
+  resource?: string | undefined;
 }
 
 /** Builds the entry for a token response received at `nowMs`. */
@@ -193,6 +200,7 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
   if (source.issuer !== undefined) entry.issuer = source.issuer;
   if (source.revocationEndpoint !== undefined) entry.revocation_endpoint = source.revocationEndpoint;
   if (source.grant !== undefined) entry.grant = source.grant;
+  if (source.resource !== undefined) entry.resource = source.resource;
   if (typeof response.token_type === 'string') entry.token_type = response.token_type;
   if (typeof response.refresh_token === 'string') entry.refresh_token = response.refresh_token;
   if (typeof response.id_token === 'string') entry.id_token = response.id_token;
@@ -306,7 +314,7 @@ export async function listCachedTokens(cache: TokenCache): Promise<{ file: strin
     throw new UsageError(`cannot read the token cache ${cache.dir} (${code ?? (err as Error).message})`, 'check its permissions');
   }
   const out: { file: string; entry: CachedTokens }[] = [];
-  for (const name of names.filter((n) => /^(profile|client)-[^/]+\.json$/.test(n)).sort()) {
+  for (const name of names.filter((n) => /^(profile|client|resource)-[^/]+\.json$/.test(n)).sort()) {
     const entry = await readEntry(join(cache.dir, name)).catch(() => undefined);
     if (entry) out.push({ file: join(cache.dir, name), entry });
   }
@@ -441,6 +449,7 @@ export function entrySource(entry: CachedTokens): TokenSource {
     authMethod: entry.auth_method,
     grant: entry.grant,
     clientKeys: entry.client_keys,
+    resource: entry.resource,
   };
 }
 

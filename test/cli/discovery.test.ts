@@ -29,7 +29,12 @@ describe('discovery', () => {
     as.documents.set('/realms/x/.well-known/openid-configuration', { body: metadata(issuer) });
     const r = await login(issuer, ['--pkce']);
     expect(r.code).toBe(0);
-    expect(as.requests.map((q) => q.path).slice(0, 2)).toEqual(['/.well-known/oauth-authorization-server/realms/x', '/realms/x/.well-known/openid-configuration']);
+    // The MCP authorization order: RFC 8414 inserted, OpenID Connect inserted, then appended.
+    expect(as.requests.map((q) => q.path).slice(0, 3)).toEqual([
+      '/.well-known/oauth-authorization-server/realms/x',
+      '/.well-known/openid-configuration/realms/x',
+      '/realms/x/.well-known/openid-configuration',
+    ]);
     expect(r.stderr).toContain('(OpenID Connect)');
   });
 

@@ -22,11 +22,11 @@ describe.each<AccessTokenFormat>(['jwt', 'opaque'])('access tokens in format %s'
       expect(body.photos.length).toBeGreaterThan(0);
     });
 
-    it('without a token: 401 with just the realm', async () => {
+    it('without a token: 401 with the realm and the resource metadata (RFC 9728 section 5.1), no error code', async () => {
       const server = await startMock();
       const res = await fetch(`${server.baseUrl}/photos`);
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="oauthctl-mock"');
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="oauthctl-mock", resource_metadata="${server.authUrl}/.well-known/oauth-protected-resource/api"`);
     });
 
     it('a token in the query string is not looked at', async () => {

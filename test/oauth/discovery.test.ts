@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { metadataLocations, MetadataError, pkceAdvice, supportedAuthMethods, validateMetadata } from '../../src/oauth/discovery.js';
 
 describe('metadataLocations', () => {
-  it('RFC 8414 section 3.1 inserts the well-known path before the issuer path; OIDC appends it', () => {
+  it('RFC 8414 section 3.1 inserts the well-known path before the issuer path; OIDC inserted, then appended (the MCP authorization order)', () => {
     expect(metadataLocations('https://h.example/tenant/1')).toEqual([
       { kind: 'oauth-authorization-server', url: 'https://h.example/.well-known/oauth-authorization-server/tenant/1' },
+      { kind: 'openid-configuration', url: 'https://h.example/.well-known/openid-configuration/tenant/1' },
       { kind: 'openid-configuration', url: 'https://h.example/tenant/1/.well-known/openid-configuration' },
     ]);
   });

@@ -36,6 +36,13 @@ import { pkceWrongVerifierProbe } from './pkce-wrong-verifier.js';
 import { redirectUriExactProbe } from './redirect-uri-exact.js';
 import { refreshRotationProbe } from './refresh-rotation.js';
 import { repeatedParamsProbe } from './repeated-params.js';
+import { resourceAudienceProbe } from './resource-audience.js';
+import { resourceChallengeProbe } from './resource-challenge.js';
+import { resourceInsufficientScopeProbe } from './resource-insufficient-scope.js';
+import { resourceMetadataMatchProbe } from './resource-metadata-match.js';
+import { resourceQueryTokenProbe } from './resource-query-token.js';
+import { resourceRevokedTokenProbe } from './resource-revoked-token.js';
+import { resourceServersProbe } from './resource-servers.js';
 import { stateProbe } from './state.js';
 import { tlsProbe } from './tls.js';
 import { tokenNoStoreProbe } from './token-no-store.js';
@@ -81,6 +88,14 @@ export const PROBES: readonly Probe[] = [
   deviceCodeSingleUseProbe,
   deviceSlowDownProbe,
   deviceUnknownUserCodeProbe,
+  // The resource server's (audit --protected-resource URL only).
+  resourceChallengeProbe,
+  resourceMetadataMatchProbe,
+  resourceServersProbe,
+  resourceAudienceProbe,
+  resourceInsufficientScopeProbe,
+  resourceQueryTokenProbe,
+  resourceRevokedTokenProbe,
   httpsEndpointsProbe,
   tlsProbe,
   tokenNoStoreProbe,

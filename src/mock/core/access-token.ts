@@ -35,20 +35,22 @@ export type AccessTokenCheck = { ok: true; claims: AccessTokenClaims } | { ok: f
 /**
  * Whether a presented access token is one of this server's, live and not revoked, in either format:
  * a JWT (it has dots) is verified against the key (signature, typ at+jwt, issuer, audience, expiry);
- * an opaque one is looked up.
+ * an opaque one is looked up. `audience`: the resource (or any of the resources) the token must be
+ * for (RFC 8707: a token for another resource is refused, which stops token passthrough); default the API.
  */
-export async function checkAccessToken(state: MockState, token: string): Promise<AccessTokenCheck> {
+export async function checkAccessToken(state: MockState, token: string, audience: string | string[] = state.baseUrl): Promise<AccessTokenCheck> {
+  const audiences = [audience].flat();
   let claims: AccessTokenClaims;
   if (!token.includes('.')) {
     const record = state.store.accessTokens.get(token);
     if (!record) return { ok: false, reason: 'invalid' };
     if (record.claims.exp * 1000 <= state.now()) return { ok: false, reason: 'expired' };
     // As for a JWT: a token of another issuer, or for another resource (RFC 8707), is not valid here.
-    if (record.claims.iss !== state.issuer || ![record.claims.aud].flat().includes(state.baseUrl)) return { ok: false, reason: 'invalid' };
+    if (record.claims.iss !== state.issuer || ![record.claims.aud].flat().some((a) => audiences.includes(a))) return { ok: false, reason: 'invalid' };
     claims = record.claims;
   } else {
     try {
-      const payload = await (await state.keys()).verifyAccessToken(token, state.issuer, state.baseUrl, state.now());
+      const payload = await (await state.keys()).verifyAccessToken(token, state.issuer, audiences, state.now());
       if (typeof payload.jti !== 'string') return { ok: false, reason: 'invalid' };
       claims = payload as unknown as AccessTokenClaims;
     } catch (err) {

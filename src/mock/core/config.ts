@@ -14,6 +14,7 @@ import {
   type SecurityClientFields,
   type SecurityConfig,
 } from './config-security.js';
+import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } from './config-resource.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
 export type TokenEndpointAuthMethod = SecretAuthMethod | KeyAuthMethod | 'none';
@@ -76,6 +77,10 @@ export interface MockConfigInput {
   /** RFC 8628 section 3.2: seconds a device code lives (default 600) and the polling interval (default 5). */
   device_code_lifetime?: number;
   device_interval?: number;
+  /** RFC 9728, RFC 7591, Client ID Metadata Documents (config-resource.ts): top level only. */
+  protected_resources?: { path: string; scopes: string[]; issuer?: string }[];
+  registration?: { open?: boolean; initial_access_token?: string };
+  client_id_metadata_documents?: { allow_http_loopback?: boolean };
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
@@ -116,7 +121,7 @@ export interface MockLifetimes {
   refreshToken: number;
   idToken: number;
 }
-export interface MockConfig extends SecurityConfig {
+export interface MockConfig extends SecurityConfig, ResourceSideConfig {
   clients: ReadonlyMap<string, MockClient>;
   users: ReadonlyMap<string, MockUser>;
   scopes: ReadonlyMap<string, MockScope>;
@@ -199,7 +204,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
-  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, 'issuers'];
+  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers'];
   unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...topKeys], '', fail);
   const security = validateSecurityTop(input, fail);
   const device = validateDeviceSettings(input, fail);
@@ -269,8 +274,11 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
     else accessTokenFormat = input.access_token_format as AccessTokenFormat;
   }
 
+  // The server's resource side (protected resources, registration, client ID metadata documents): top level only.
+  const resourceSide = validateResourceSideTop(nested ? {} : input, fail, [...issuers.keys()]);
+
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers, ...security } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers, ...security, ...resourceSide } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

@@ -40,6 +40,8 @@ export interface MockState {
    * name (no DNS rebinding), `any` to every request (--admin), `off` not at all.
    */
   admin: 'off' | 'loopback' | 'any';
+  /** The server's issuers, for the protected resources one issuer's routes serve for another (protected-resources.ts). */
+  server?: { root: MockState; named: ReadonlyMap<string, MockState> };
 }
 
 /** What the request log line says about a request, filled in by the handler. */

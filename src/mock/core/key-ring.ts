@@ -54,7 +54,7 @@ export class KeyRing implements SigningKeys {
   }
 
   /** Verifies with the key the token's `kid` names, current or retired and still published. */
-  verifyAccessToken(token: string, issuer: string, audience: string, now: number): Promise<JWTPayload> {
+  verifyAccessToken(token: string, issuer: string, audience: string | string[], now: number): Promise<JWTPayload> {
     let kid: unknown;
     try {
       kid = decodeProtectedHeader(token).kid;

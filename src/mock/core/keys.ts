@@ -27,7 +27,7 @@ export interface SigningKeys {
   /** OpenID Connect Core 2: an ID token, `typ: JWT`. */
   signIdToken(claims: JWTPayload): Promise<string>;
   /** Checks signature, typ at+jwt, issuer and audience; resolves to the claims or rejects. */
-  verifyAccessToken(token: string, issuer: string, audience: string, now: number): Promise<JWTPayload>;
+  verifyAccessToken(token: string, issuer: string, audience: string | string[], now: number): Promise<JWTPayload>;
   /** Stops the signing thread. */
   close(): Promise<void>;
 }

@@ -1,11 +1,12 @@
 import { resourceProblem } from './config-security.js';
 import { allParams, q, type MockState } from './http.js';
+import { configuredResourcesOf } from './protected-resources.js';
 
 export type ResourcesCheck = { ok: true; resources: string[] } | { ok: false; description: string };
 
-/** The resource indicators the mock knows (RFC 8707): its API `{base_url}` and the configuration's `resources`. */
+/** The resource indicators the mock knows (RFC 8707): its API `{base_url}`, the configuration's `resources` and the protected resources that take this issuer's tokens. */
 export function knownResources(state: MockState): string[] {
-  return [state.baseUrl, ...state.config.resources];
+  return [state.baseUrl, ...state.config.resources, ...configuredResourcesOf(state)];
 }
 
 /** The `resource` parameters of a request (RFC 8707 section 2): absolute URIs without a fragment, each one the mock knows. */

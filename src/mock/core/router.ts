@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorDescription, hasResponded, HttpError, isFormBody, readBodies, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
 import { endpointName } from './queue.js';
 import { keptText } from './request-log.js';
+import { RESOURCE_METADATA_WELL_KNOWN, targetAtPath } from './protected-resources.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
 
@@ -69,11 +70,20 @@ function routes(): Routes {
   const introspection = () => import('../endpoints/introspection.js');
   const device = () => import('../endpoints/device.js');
   const admin = () => import('../endpoints/admin/handlers.js');
+  const register = () => import('../endpoints/register.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
   return new Map<string, Partial<Record<string, LazyHandler>>>([
     ['/', { GET: now(handleIndex) }],
-    ['/authorize', { GET: lazy(authorize, (m) => m.handleAuthorize) }],
+    [
+      '/authorize',
+      {
+        GET: lazy(
+          () => Promise.all([authorize(), import('./client-metadata-document.js')]),
+          ([m, documents]) => documents.resolvingClientIdDocuments(m.handleAuthorize),
+        ),
+      },
+    ],
     ['/login', { POST: lazy(interaction, (m) => m.handleLogin) }],
     ['/consent', { GET: lazy(interaction, (m) => m.handleConsentPage), POST: lazy(interaction, (m) => m.handleConsent) }],
     [
@@ -110,6 +120,8 @@ function routes(): Routes {
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],
     ['/.well-known/openid-configuration', { GET: metadata }],
+    // {base_url} itself, the resource identifier of RFC 9728 and RFC 8707: who the token speaks for, as /me.
+    ['/api', { GET: lazy(api, (m) => m.handleMe) }],
     ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
     ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
     [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
@@ -124,7 +136,41 @@ function routes(): Routes {
     ['/_mock/users', { POST: lazy(admin, (m) => m.handleAddUser) }],
     ['/_mock/clients', { POST: lazy(admin, (m) => m.handleAddClient) }],
     ['/_mock/reset', { POST: lazy(admin, (m) => m.handleReset) }],
+    ['/_mock/resources', { POST: lazy(admin, (m) => m.handleAddResource) }],
+    ['/register', { POST: lazy(register, (m) => m.handleRegister) }],
+    [
+      RESOURCE_METADATA_WELL_KNOWN,
+      {
+        GET: lazy(
+          () => import('../endpoints/resource-metadata.js'),
+          (m) => m.handleResourceMetadata,
+        ),
+      },
+    ],
   ]);
+}
+
+/**
+ * The routes whose path has a variable part: RFC 9728 metadata (`/.well-known/oauth-protected-resource/api`),
+ * a registered client's configuration endpoint (RFC 7592, `/register/{client_id}`), and the protected
+ * resources of the configuration (any method).
+ */
+function variableRoute(state: MockState, path: string, table: Routes): Partial<Record<string, LazyHandler>> | undefined {
+  if (path.startsWith(`${RESOURCE_METADATA_WELL_KNOWN}/`)) return table.get(RESOURCE_METADATA_WELL_KNOWN);
+  if (path.startsWith('/register/')) {
+    const manage = lazy(
+      () => import('../endpoints/register.js'),
+      (m) => m.handleClientConfiguration,
+    );
+    return { GET: manage, PUT: manage, DELETE: manage };
+  }
+  const target = targetAtPath(state, path);
+  if (!target) return undefined;
+  const handler = lazy(
+    () => import('../endpoints/api.js'),
+    (m) => (ex: Exchange) => m.handleProtectedResource(ex, target),
+  );
+  return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }
 
 /** The endpoint names a fault may be queued for: those of the routes (`authorize`, `token`, `api`, ...). */
@@ -219,7 +265,7 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
     path = target.path;
     query = target.query;
     const ex: Exchange = { req, res, path, query, state, log: fields, id };
-    const entry = table.get(path);
+    const entry = table.get(path) ?? variableRoute(state, path, table);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
     const lazyHandler = entry?.[method];
     if (!lazyHandler) {

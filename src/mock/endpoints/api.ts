@@ -5,6 +5,7 @@ import { REALM } from '../core/client-auth.js';
 import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
 import type { AccessTokenClaims } from '../core/store.js';
 import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/bound-token.js';
+import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/protected-resources.js';
 
 const REFUSALS = { invalid: 'the access token is not valid', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
 
@@ -20,44 +21,65 @@ const PHOTOS = [
  * scope a resource needs; a DPoP-bound or certificate-bound token with its proof of possession
  * (RFC 9449 section 7, RFC 8705 section 3, bound-token.ts). On failure the error with
  * WWW-Authenticate (section 3) is sent and undefined returned: 401 without a token (no error code),
- * 401 invalid_token (or invalid_dpop_proof), 403 insufficient_scope.
+ * 401 invalid_token (or invalid_dpop_proof), 403 insufficient_scope. `target`: the protected resource
+ * asked (the token must be for it, RFC 8707), whose metadata every challenge names (RFC 9728 section 5.1);
+ * none for userinfo, which is the authorization server's own.
  */
-export async function bearerClaims(ex: Exchange, requiredScope?: string): Promise<AccessTokenClaims | undefined> {
+export async function bearerClaims(ex: Exchange, requiredScopes: string[] = [], target: ResourceTarget | undefined = apiTarget(ex.state)): Promise<AccessTokenClaims | undefined> {
+  const metadata = target && resourceMetadataUrl(target.resource);
   const header = ex.req.headers.authorization;
   const m = header === undefined ? null : /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   const scheme: TokenScheme = header !== undefined && /^DPoP(\s|$)/i.test(header) ? 'DPoP' : 'Bearer';
   if (!header || !/^(Bearer|DPoP)(\s|$)/i.test(header)) {
     ex.log.outcome = 'no token';
-    sendJson(ex.res, 401, { error_description: 'an access token is required (Authorization: Bearer ...)' }, { 'WWW-Authenticate': `Bearer realm="${REALM}"` });
+    sendJson(
+      ex.res,
+      401,
+      { error_description: 'an access token is required (Authorization: Bearer ...)' },
+      { 'WWW-Authenticate': `Bearer realm="${REALM}"${metadata ? `, resource_metadata=${quoted(metadata)}` : ''}` },
+    );
     return undefined;
   }
-  if (!m) return void bearerError(ex, 400, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (RFC 6750 section 2.1)`, undefined, scheme);
-  const check = await checkAccessToken(ex.state, m[2]!);
-  if (!check.ok) return void bearerError(ex, 401, 'invalid_token', REFUSALS[check.reason], undefined, scheme);
+  const refuse = (status: number, error: string, text: string, scope?: string, s: TokenScheme = scheme, headers?: Record<string, string>) =>
+    bearerError(ex, status, error, text, { scope, scheme: s, headers, metadata });
+  if (!m) return void refuse(400, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (RFC 6750 section 2.1)`);
+  const state = target?.state ?? ex.state;
+  const check = await checkAccessToken(state, m[2]!, target?.resource ?? state.baseUrl);
+  if (!check.ok) return void refuse(401, 'invalid_token', check.reason === 'invalid' && target ? `${REFUSALS.invalid} for this resource (${target.resource})` : REFUSALS[check.reason]);
   const { claims } = check;
   const problem = await possessionProblem(ex, scheme, m[2]!, claims);
-  if (problem) return void bearerError(ex, 401, problem.error, problem.description, undefined, challengeScheme(scheme, claims), problem.headers);
+  if (problem) return void refuse(401, problem.error, problem.description, undefined, challengeScheme(scheme, claims), problem.headers);
   if (typeof claims.client_id === 'string') ex.log.clientId = claims.client_id;
-  if (requiredScope && !parseScope(typeof claims.scope === 'string' ? claims.scope : '').includes(requiredScope)) {
-    return void bearerError(ex, 403, 'insufficient_scope', `this resource needs scope ${requiredScope}`, requiredScope, challengeScheme(scheme, claims));
-  }
+  const granted = parseScope(typeof claims.scope === 'string' ? claims.scope : '');
+  const missing = requiredScopes.filter((s) => !granted.includes(s));
+  // RFC 6750 section 3.1: insufficient_scope names the scope needed.
+  if (missing.length > 0) return void refuse(403, 'insufficient_scope', `this resource needs scope ${requiredScopes.join(' ')}`, requiredScopes.join(' '), challengeScheme(scheme, claims));
   return claims;
 }
 
-function bearerError(ex: Exchange, status: number, error: string, text: string, scope?: string, scheme: TokenScheme = 'Bearer', headers: Record<string, string> = {}): void {
+interface ChallengeExtras {
+  scope?: string | undefined;
+  scheme?: TokenScheme | undefined;
+  headers?: Record<string, string> | undefined;
+  /** RFC 9728 section 5.1: the resource's metadata URL, in every challenge. */
+  metadata?: string | undefined;
+}
+
+function bearerError(ex: Exchange, status: number, error: string, text: string, { scope, scheme = 'Bearer', headers = {}, metadata }: ChallengeExtras = {}): void {
   const description = errorDescription(text);
   ex.log.outcome = 'refused';
   ex.log.error = error;
   ex.log.errorDescription = description;
   const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quoted(description)}`];
   if (scope) params.push(`scope=${quoted(scope)}`);
+  if (metadata) params.push(`resource_metadata=${quoted(metadata)}`);
   if (scheme === 'DPoP') params.push(DPOP_CHALLENGE_ALGS);
   sendJson(ex.res, status, { error, error_description: description }, { 'WWW-Authenticate': `${scheme} ${params.join(', ')}`, ...headers });
 }
 
 /** GET {base_url}/photos: needs scope photo. */
 export async function handlePhotos(ex: Exchange): Promise<void> {
-  const claims = await bearerClaims(ex, 'photo');
+  const claims = await bearerClaims(ex, ['photo']);
   if (!claims) return;
   ex.log.outcome = 'ok';
   sendJson(ex.res, 200, { owner: claims.sub, photos: PHOTOS }, { 'Cache-Control': 'no-store' });
@@ -73,10 +95,18 @@ export async function handleMe(ex: Exchange): Promise<void> {
 
 /** GET or POST /userinfo (OpenID Connect Core 5.3): needs scope openid. */
 export async function handleUserinfo(ex: Exchange): Promise<void> {
-  const claims = await bearerClaims(ex, 'openid');
+  const claims = await bearerClaims(ex, ['openid'], undefined);
   if (!claims) return;
   const user = [...ex.state.config.users.values()].find((u) => u.sub === claims.sub);
   if (!user) return void bearerError(ex, 401, 'invalid_token', 'the user of this token no longer exists');
   ex.log.outcome = 'ok';
   sendJson(ex.res, 200, { sub: user.sub, ...userClaims(user, parseScope(String(claims.scope ?? ''))) }, { 'Cache-Control': 'no-store' });
+}
+
+/** Any method at a configured protected resource (config protected_resources): who the token speaks for, once it holds the resource's scopes. */
+export async function handleProtectedResource(ex: Exchange, target: ResourceTarget): Promise<void> {
+  const claims = await bearerClaims(ex, target.scopes, target);
+  if (!claims) return;
+  ex.log.outcome = 'ok';
+  sendJson(ex.res, 200, { resource: target.resource, sub: claims.sub, client_id: claims.client_id, scope: claims.scope, aud: claims.aud }, { 'Cache-Control': 'no-store' });
 }

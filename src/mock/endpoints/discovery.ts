@@ -1,6 +1,7 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
 import { GRANT_TYPES } from '../core/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
+import { registrationOpen } from '../core/client-metadata.js';
 import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
@@ -41,6 +42,9 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     dpop_signing_alg_values_supported: DPOP_ALGS,
     tls_client_certificate_bound_access_tokens: state.mtls === true,
     authorization_response_iss_parameter_supported: true,
+    // RFC 7591 section 3 (open, or with the initial access token), and Client ID Metadata Documents.
+    ...(registrationOpen(state) || state.config.registration.initialAccessToken !== undefined ? { registration_endpoint: `${issuer}/register` } : {}),
+    client_id_metadata_document_supported: true,
   };
 }
 

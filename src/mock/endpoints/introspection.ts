@@ -1,5 +1,6 @@
 import { checkAccessToken } from '../core/access-token.js';
 import { authenticateClient } from '../core/client-auth.js';
+import { knownResources } from '../core/resources.js';
 import { respond, sendJson, sendOAuthError, type Exchange } from '../core/http.js';
 import type { AccessTokenClaims, RefreshTokenRecord } from '../core/store.js';
 import { formParams } from './token.js';
@@ -15,7 +16,8 @@ async function findToken(ex: Exchange, token: string, hint: string | undefined):
     return { kind: 'refresh_token', record };
   };
   const asAccess = async (): Promise<Found | undefined> => {
-    const check = await checkAccessToken(ex.state, token);
+    // A resource server introspects the tokens of its own resource: any resource of this server (RFC 8707), aud said below.
+    const check = await checkAccessToken(ex.state, token, knownResources(ex.state));
     return check.ok ? { kind: 'access_token', claims: check.claims } : undefined;
   };
   // RFC 7009 section 2.1 / RFC 7662 section 2.1: the hint orders the lookup, it does not limit it.

@@ -17,6 +17,8 @@ export const PUSHED_REQUEST_SECONDS = 60;
 export async function handlePar(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
+  // A client ID metadata document names the client: fetched before the client authenticates.
+  if (!(await (await import('../core/client-metadata-document.js')).resolveFormClient(ex, values.get('client_id')))) return;
   const client = await authenticateClient(ex, values);
   if (!client) return;
   if (values.has('request_uri')) return sendOAuthError(ex, 400, 'invalid_request', 'request_uri must not be pushed (RFC 9126 section 2.1)');

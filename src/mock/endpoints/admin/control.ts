@@ -3,6 +3,11 @@ import { validateClient, validateUser, type MockClient, type MockScope, type Moc
 import { SIGNATURE_KINDS } from '../../core/broken-token.js';
 import type { MockState } from '../../core/http.js';
 import { MAX_QUEUED } from '../../core/queue.js';
+import { checkProtectedResource } from '../../core/config-resource.js';
+import { resourceMetadataUrl } from '../../core/protected-resources.js';
+
+/** Protected resources added at run time are bounded, as every store of the mock is. */
+const MAX_PROTECTED_RESOURCES = 100;
 import { describeRequest, type MockRequest } from '../../core/request-log.js';
 import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
 
@@ -102,6 +107,22 @@ export function addClient(state: MockState, input: unknown): MockClient {
   const clients = state.config.clients as Map<string, MockClient>;
   validateClient(input, '$', state.config.scopes as Map<string, MockScope>, clients, configFail);
   return clients.get((input as { client_id: string }).client_id)!;
+}
+
+/**
+ * Adds a protected resource at `{root}{path}` (RFC 9728), as config protected_resources does: to the
+ * server's root issuer, whose routes serve it, for the tokens of the issuer it names. Resolves to its
+ * resource identifier and metadata URL.
+ */
+export function addResource(state: MockState, input: unknown): { resource: string; resource_metadata: string } {
+  const root = state.server?.root ?? state;
+  const resources = root.config.protectedResources;
+  if (resources.length >= MAX_PROTECTED_RESOURCES) throw new MockAdminError('body', `at most ${MAX_PROTECTED_RESOURCES} protected resources; restart the mock with fewer`);
+  const checked = checkProtectedResource(input, [...root.config.issuers.keys()], resources);
+  if ('problem' in checked) throw new MockAdminError(checked.field || 'body', checked.problem);
+  resources.push(checked);
+  const resource = `${root.issuer}${checked.path}`;
+  return { resource, resource_metadata: resourceMetadataUrl(resource) };
 }
 
 /** The configuration's checks report `$.field: problem`; the first becomes the error. */

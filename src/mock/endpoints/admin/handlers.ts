@@ -1,6 +1,6 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
-import { addClient, addUser, clearRequests, enqueue, issueToken, moveClock, requests, reset, rotateKeys } from './control.js';
+import { addClient, addResource, addUser, clearRequests, enqueue, issueToken, moveClock, requests, reset, rotateKeys } from './control.js';
 import { sendFlowsPage } from './flows-page.js';
 import { MockAdminError, type EnqueueInput, type IssueTokenInput } from './input.js';
 
@@ -95,6 +95,9 @@ export const handleAddClient = admin(async (ex) => {
   const client = addClient(ex.state, await jsonBody(ex));
   ok(ex, 'client added', { client_id: client.clientId, token_endpoint_auth_method: client.tokenEndpointAuthMethod, require_pkce: client.requirePkce });
 });
+
+/** POST /_mock/resources: a protected resource {"path", "scopes", "issuer"?} (RFC 9728). */
+export const handleAddResource = admin(async (ex) => ok(ex, 'resource added', addResource(ex.state, await jsonBody(ex))));
 
 /** POST /_mock/reset. */
 export const handleReset = admin((ex) => {
