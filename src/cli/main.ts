@@ -3,6 +3,7 @@ import { CliError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
+import { useHelpLayout } from './help.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
 const COMMANDS: Record<string, Entry> = {
@@ -51,6 +52,7 @@ Run 'oauthctl <command> --help' for a command's options and examples.`,
       program.command(name).description(entry.summary);
     }
   }
+  useHelpLayout(program, io);
   return program;
 }
 
