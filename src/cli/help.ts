@@ -110,7 +110,11 @@ function formatExample(line: string, indent: string, width: number): string[] {
 /** The text commander would print after the help (`addHelpText('after', ...)`): examples and notes. */
 function formatAfterText(text: string, width: number): string[] {
   const out: string[] = [];
-  for (const raw of text.replace(/^\n+|\n+$/g, '').split('\n')) {
+  // An example the source already continued with `\` is one line again, to be wrapped to this width.
+  for (const raw of text
+    .replace(/^\n+|\n+$/g, '')
+    .replace(/ *\\\n\s*/g, ' ')
+    .split('\n')) {
     if (raw.trim() === '') out.push('');
     else if (/^\s*\$ /.test(raw)) out.push(...formatExample(raw, '  ', width));
     else if (/:$/.test(raw.trim()) && !/^\s/.test(raw)) out.push(raw.trim());
