@@ -1,6 +1,7 @@
 import kleur from 'kleur';
 import { escapeTerminal } from '../output/escape.js';
 import type { OutStream } from '../output/io.js';
+import { wrapWords } from '../output/wrap.js';
 import type { AuditReport, ProbeResult, ProbeStatus } from './types.js';
 
 const PAINT: Record<ProbeStatus, (s: string) => string> = {
@@ -53,24 +54,6 @@ export function formatAuditTable(report: AuditReport, color: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Words on lines of at most `width` characters; a word longer than that stays whole. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/ +/).filter(Boolean)) {
-      if (line !== '' && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line === '' ? word : `${line} ${word}`;
-      }
-    }
-    lines.push(line);
-  }
-  return lines.filter((l, i) => l !== '' || i < lines.length - 1);
-}
-
 /** Where the details of a verdict start: under the id, after the status column. */
 const DETAIL_INDENT = '      ';
 const CLEAR_LINE = '\r\x1b[2K';
@@ -78,7 +61,11 @@ const CLEAR_LINE = '\r\x1b[2K';
 /** One verdict: status, id and RFC section on a line, what was seen wrapped under it (remote text escaped). */
 export function formatVerdict(result: ProbeResult, idWidth: number, width: number, color: boolean): string {
   const head = `${painter(color)(result.status, result.status.toUpperCase().padEnd(4))}  ${result.id.padEnd(idWidth)}  ${result.rfc}`;
-  const detail = wrap(escapeTerminal(result.detail), Math.max(20, width - DETAIL_INDENT.length)).map((l) => `${DETAIL_INDENT}${l}`);
+  const detail = escapeTerminal(result.detail)
+    .split('\n')
+    .filter((paragraph) => paragraph.trim() !== '')
+    .flatMap((paragraph) => wrapWords(paragraph, Math.max(20, width - DETAIL_INDENT.length)))
+    .map((l) => `${DETAIL_INDENT}${l}`);
   return `${[head.trimEnd(), ...detail].join('\n')}\n`;
 }
 

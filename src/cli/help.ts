@@ -1,5 +1,6 @@
 import type { Command, Help, HelpContext, Option } from 'commander';
 import type { IO } from '../output/io.js';
+import { wrapWords } from '../output/wrap.js';
 
 /**
  * The layout of every `--help`, as gh lays out its own: the usage and what the command does, then its
@@ -57,23 +58,6 @@ function groupOf(option: Option, clientCommand: boolean): string {
   if ((OUTPUT_GROUP[1] as readonly string[]).includes(name)) return OUTPUT_GROUP[0];
   if (clientCommand) for (const [heading, names] of CLIENT_GROUPS) if (names.includes(name)) return heading;
   return OWN_GROUP;
-}
-
-/** Words (or any chunks) on lines of at most `width` characters; a chunk longer than that stays whole. */
-export function wrapWords(text: string | readonly string[], width: number): string[] {
-  const chunks = typeof text === 'string' ? text.split(/\s+/).filter(Boolean) : text;
-  const lines: string[] = [];
-  let line = '';
-  for (const chunk of chunks) {
-    if (line !== '' && line.length + 1 + chunk.length > width) {
-      lines.push(line);
-      line = chunk;
-    } else {
-      line = line === '' ? chunk : `${line} ${chunk}`;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines.length > 0 ? lines : [''];
 }
 
 /** A command line's words as a shell splits them (quotes kept whole), an option kept with its value. */
