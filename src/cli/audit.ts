@@ -6,6 +6,7 @@ import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import type { Renderer, Style } from '../output/render.js';
 import type { ProbeStatus } from '../audit/types.js';
+import type { AuditView } from '../audit/table.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
@@ -75,14 +76,29 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       navigate: browser ? (url, walkOptions) => browser!.navigate(url, walkOptions) : undefined,
     });
     renderer.step(`Audit of ${new URL(config.authorizationEndpoint).origin} with client ${config.clientId} (${probes.length} probes)`);
+    const view = await terminalView(options, io, probes);
+    let next = 0;
+    const startNext = () => {
+      const probe = probes[next];
+      if (probe) view.start?.(probe, next, probes.length);
+    };
+    startNext();
     const report = await runAudit(ctx, probes, {
-      onResult: (r) => renderer.info(`${r.status.padEnd(4)} ${r.id}`, STATUS_STYLE[r.status]),
+      onResult: (r) => {
+        next++;
+        if (view.done) view.done(r);
+        else if (!view.start) renderer.info(`${r.status.padEnd(4)} ${r.id}`, STATUS_STYLE[r.status]);
+        startNext();
+      },
     });
+    view.clear?.();
     const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
     if (options.junit !== undefined) await writeReport('--junit', options.junit, async () => (await import('../audit/junit.js')).toJUnitXml(report, suite));
     if (options.markdown !== undefined) await writeReport('--markdown', options.markdown, async () => (await import('../audit/markdown.js')).toMarkdown(report, suite));
     if (options.json) {
       printJson(io, { probes: report.probes, summary: report.summary });
+    } else if (view.finish) {
+      view.finish(report);
     } else {
       const { formatAuditTable } = await import('../audit/table.js');
       io.stdout.write(formatAuditTable(report, colorEnabled(withIO(io, { stderr: io.stdout }), options.color)));
@@ -92,6 +108,23 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     await browser?.close();
     await http.close();
   }
+}
+
+/**
+ * How the probes are shown as they run. stdout a terminal (and no --json): each verdict there as soon as
+ * it is known, replacing a line that names the probe running, and the summary after; no table. stdout
+ * piped: the table at the end, and on a terminal's stderr one progress line redrawn in place; with
+ * neither a terminal, a plain line per probe on stderr (`view` empty).
+ */
+async function terminalView(options: AuditOptions, io: IO, probes: readonly { id: string }[]): Promise<Partial<AuditView> & { clear?: () => void }> {
+  const live = io.env.TERM !== 'dumb';
+  if (!options.json && io.stdout.isTTY === true) {
+    const { createAuditView } = await import('../audit/table.js');
+    const color = colorEnabled(withIO(io, { stderr: io.stdout }), options.color);
+    return createAuditView(io.stdout, { color, live, idWidth: Math.max(5, ...probes.map((p) => p.id.length)) });
+  }
+  if (io.stderr.isTTY === true && live) return (await import('../audit/table.js')).createProgressLine(io.stderr);
+  return {};
 }
 
 /** --only (and its older name --probe) and --skip: probe ids, comma-separated or repeated; an unknown one is a usage error. */

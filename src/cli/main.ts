@@ -4,6 +4,7 @@ import { escapeTerminal } from '../output/escape.js';
 import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 import type { TraceSession } from './trace-file.js';
+import { useHelpLayout } from './help.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
 const COMMANDS: Record<string, Entry> = {
@@ -52,6 +53,7 @@ Run 'oauthctl <command> --help' for a command's options and examples.`,
       program.command(name).description(entry.summary);
     }
   }
+  useHelpLayout(program, io);
   return program;
 }
 

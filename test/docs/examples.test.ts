@@ -1,4 +1,4 @@
-// Issue 10 B3: every `oauthctl` example of the README and of each command's --help runs as written
+// Issue 10 B3, issue 19 B: every `oauthctl` example of the README, of every page of docs/ and of each command's --help runs as written
 // against the mock (`serve-mock --port 9000 --auto-login alice`, started here in-process; when 9000 is
 // taken, another port is put in its place in every example). The test is generic: it runs whatever
 // the README and the help texts hold. Each block runs in order in one temporary HOME and directory.
@@ -6,7 +6,7 @@
 // (`oauthctl serve-mock --config ... --port 9100 &`): it runs on a free port, put in place of 9100 in
 // the block's later lines, until the block ends.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { calculateCodeChallenge, generateCodeVerifier } from '../../src/oauth/pkce.js';
 import { BIN, FAKE_BROWSER, ROOT } from '../helpers/cli.js';
-import { extractHelpExamples, extractReadmeBlocks, type ExampleBlock } from './extract-examples.js';
+import { extractHelpExamples, extractMarkdownBlocks, type ExampleBlock } from './extract-examples.js';
 
 const DOC_PORT = 9000;
 const CHROMIUM_USER = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'chromium-user.mjs'))}`;
@@ -33,9 +33,11 @@ const CANNOT_RUN: { pattern: RegExp; reason: string; workflow?: boolean }[] = [
 
 const help = (args: string[]) => execFileSync(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
 const blocks: ExampleBlock[] = [
-  ...extractReadmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
-  ...extractReadmeBlocks(readFileSync(join(ROOT, 'docs', 'token-helpers.md'), 'utf8')).map((b) => ({ ...b, source: b.source.replace('README.md', 'docs/token-helpers.md') })),
-  ...extractReadmeBlocks(readFileSync(join(ROOT, 'docs', 'trace.md'), 'utf8')).map((b) => ({ ...b, source: b.source.replace('README.md', 'docs/trace.md') })),
+  ...extractMarkdownBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .flatMap((f) => extractMarkdownBlocks(readFileSync(join(ROOT, 'docs', f), 'utf8'), `docs/${f}`)),
   ...extractHelpExamples('oauthctl --help', help([])),
   ...Object.keys({ ...COMMANDS, completion: null }).map((name) => extractHelpExamples(`oauthctl ${name} --help`, help([name]))[0]).filter((b): b is ExampleBlock => b !== undefined),
 ];

@@ -1,6 +1,6 @@
-/** A group of examples that run in order in one HOME: a README code block, or one command's --help. */
+/** A group of examples that run in order in one HOME: a code block of the README or of a page of docs/, or one command's --help. */
 export interface ExampleBlock {
-  /** Where it comes from: `README.md:123` or `oauthctl login --help`. */
+  /** Where it comes from: `README.md:123`, `docs/mock.md:40` or `oauthctl login --help`. */
   source: string;
   examples: string[];
   /** A CI workflow (YAML) rather than shell: its steps take env and secrets from the workflow. */
@@ -30,8 +30,8 @@ export function runsOauthctl(line: string): boolean {
   return /(^|[\s;|&(`"]|\$\()(npx )?oauthctl\s/.test(trimmed.replace(/#.*$/, ''));
 }
 
-/** The README's shell code blocks (sh, bash, console, shell), each with the lines that run oauthctl. */
-export function extractReadmeBlocks(readme: string): ExampleBlock[] {
+/** The shell code blocks (sh, bash, console, shell) of a Markdown page, each with the lines that run oauthctl. */
+export function extractMarkdownBlocks(readme: string, file = 'README.md'): ExampleBlock[] {
   const blocks: ExampleBlock[] = [];
   const lines = readme.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -43,7 +43,7 @@ export function extractReadmeBlocks(readme: string): ExampleBlock[] {
     while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
     const body = lines.slice(start, end).map((l) => (workflow ? l.trim() : l.replace(/^\$ /, '')));
     const examples = joinContinuations(body).filter((l) => (workflow ? l.startsWith('oauthctl ') : runsOauthctl(l)));
-    if (examples.length > 0) blocks.push({ source: `README.md:${start}${workflow ? ' (CI workflow)' : ''}`, examples, ...(workflow && { workflow }) });
+    if (examples.length > 0) blocks.push({ source: `${file}:${start}${workflow ? ' (CI workflow)' : ''}`, examples, ...(workflow && { workflow }) });
     i = end;
   }
   return blocks;
