@@ -60,6 +60,9 @@ function handleIndex(ex: Exchange): void {
 
 type Routes = Map<string, Partial<Record<string, LazyHandler>>>;
 
+const SESSION_PREFIX = '/_mock/sessions/';
+const SESSION_ROUTE = `${SESSION_PREFIX}{sid}`;
+
 /** Path -> method -> handler. */
 function routes(): Routes {
   const api = () => import('../endpoints/api.js');
@@ -71,6 +74,10 @@ function routes(): Routes {
   const admin = () => import('../endpoints/admin/handlers.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
+  const endSession = lazy(
+    () => import('../endpoints/end-session.js'),
+    (m) => m.handleEndSession,
+  );
   return new Map<string, Partial<Record<string, LazyHandler>>>([
     ['/', { GET: now(handleIndex) }],
     ['/authorize', { GET: lazy(authorize, (m) => m.handleAuthorize) }],
@@ -107,6 +114,7 @@ function routes(): Routes {
       },
     ],
     ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
+    ['/logout', { GET: endSession, POST: endSession }],
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],
     ['/.well-known/openid-configuration', { GET: metadata }],
@@ -124,6 +132,9 @@ function routes(): Routes {
     ['/_mock/users', { POST: lazy(admin, (m) => m.handleAddUser) }],
     ['/_mock/clients', { POST: lazy(admin, (m) => m.handleAddClient) }],
     ['/_mock/reset', { POST: lazy(admin, (m) => m.handleReset) }],
+    ['/_mock/sessions', { GET: lazy(admin, (m) => m.handleSessions), DELETE: lazy(admin, (m) => m.handleEndSessions) }],
+    // /_mock/sessions/{sid}: the one route with a path parameter.
+    [SESSION_ROUTE, { DELETE: lazy(admin, (m) => m.handleEndSession) }],
   ]);
 }
 
@@ -219,7 +230,7 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
     path = target.path;
     query = target.query;
     const ex: Exchange = { req, res, path, query, state, log: fields, id };
-    const entry = table.get(path);
+    const entry = table.get(path) ?? (path.startsWith(SESSION_PREFIX) ? table.get(SESSION_ROUTE) : undefined);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
     const lazyHandler = entry?.[method];
     if (!lazyHandler) {
