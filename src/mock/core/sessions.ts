@@ -143,7 +143,8 @@ export function endSessionRecord(state: MockState, key: string, record: SessionR
   const side = sideOf(state);
   if (side.autoLoginSession === key) delete side.autoLoginSession;
   if (state.config.keepConsentAfterLogout && record.username !== undefined) side.keptConsents.set(record.username, record.consents);
-  if (record.clients && record.clients.size > 0) void import('./backchannel.js').then((m) => m.notifyBackchannel(state, record, cause, flow));
+  // Each attempt logs its own outcome; what fails past that (the server closed meanwhile) has nobody left to tell.
+  if (record.clients && record.clients.size > 0) void import('./backchannel.js').then((m) => m.notifyBackchannel(state, record, cause, flow)).catch(() => undefined);
   return record;
 }
 
