@@ -1,3 +1,4 @@
+import { BACKCHANNEL_LOGOUT_EVENT } from '../../oauth/logout-token.js';
 import type { MockClient } from './config.js';
 import type { MockState } from './http.js';
 import { newJti } from './jwt.js';
@@ -6,8 +7,6 @@ import type { SessionRecord } from './store.js';
 /** Why a session ended: said in the request log beside each back-channel delivery. */
 export type EndCause = 'logout' | 'admin' | 'reset';
 
-/** Back-Channel Logout 1.0 section 2.6: the event that makes a JWT a logout token. */
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** How long one delivery may take, connect to last byte (section 2.8 leaves it to the OP). */
 export const DELIVERY_TIMEOUT_MS = 5000;
 /** At most this many attempts per client, a new logout token (a new jti) each (section 2.7: a token is used once). */
