@@ -22,7 +22,8 @@ export const maxAgeReauthProbe: Probe = {
     if (!endSessionEndpoint(ctx)) return NO_END_SESSION;
     const scopes = openidScopes(ctx);
     if (!scopes) return skip('the server does not support the openid scope');
-    const first = idTokenOf(await ctx.redeem(await ctx.obtainCode({ scopes })));
+    // A max_age the session meets: auth_time must then be in the ID token (OpenID Connect Core 2).
+    const first = idTokenOf(await ctx.redeem(await ctx.obtainCode({ scopes, extraParams: { max_age: '86400' } })));
     if (typeof first?.claims.auth_time !== 'number') return skip('the first ID token has no auth_time to compare with');
     await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
     const second = idTokenOf(await ctx.redeem(await ctx.obtainCode({ scopes, extraParams: { max_age: '0' } })));
