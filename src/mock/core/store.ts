@@ -252,6 +252,8 @@ export interface DeviceCodeRecord {
   status: 'pending' | 'approved' | 'denied' | 'redeemed';
   username?: string;
   authTime?: number;
+  /** The browser session that approved it: its sid goes into the device's ID token. */
+  session?: SessionRecord;
 }
 
 /** A user code -> its device code. */

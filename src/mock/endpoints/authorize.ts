@@ -125,10 +125,13 @@ export function showConsent(ex: Exchange, client: MockClient, request: Authoriza
 
 /** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207), for the session's user. */
 export function issueCode(ex: Exchange, request: AuthorizationRequest, session: SessionRecord, status: number): void {
+  // The device flow ends here instead: the device gets its tokens by polling (RFC 8628 section 3.5).
+  if (request.device !== undefined) {
+    session.clients?.add(request.clientId);
+    return approveDevice(ex, request.device, session);
+  }
   const username = session.username!;
   const authTime = session.authTime ?? ex.state.now();
-  // The device flow ends here instead: the device gets its tokens by polling (RFC 8628 section 3.5).
-  if (request.device !== undefined) return approveDevice(ex, request.device, username, authTime);
   const { state } = ex;
   const code = serverToken(256);
   // Assigned field by field rather than spread from conditional literals: this runs for every code.

@@ -2,6 +2,7 @@ import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { newJti } from '../core/jwt.js';
 import { serverToken } from '../core/random-pool.js';
+import type { SessionRecord } from '../core/store.js';
 
 /** What the token endpoint's sendTokens needs for a grant made by a user. */
 export interface UserGrant {
@@ -11,6 +12,7 @@ export interface UserGrant {
   authTime: number;
   jti: string;
   family?: string;
+  session?: SessionRecord;
 }
 export type SendUserTokens = (ex: Exchange, client: MockClient, grant: UserGrant) => Promise<void>;
 
@@ -55,5 +57,13 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
     state.store.families.set(family, familyRecord);
     state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
   }
-  await sendTokens(ex, client, { username: record.username, scopes: record.scopes, refreshScopes: record.scopes, authTime: record.authTime ?? now, jti, ...(family ? { family } : {}) });
+  await sendTokens(ex, client, {
+    username: record.username,
+    scopes: record.scopes,
+    refreshScopes: record.scopes,
+    authTime: record.authTime ?? now,
+    jti,
+    ...(family ? { family } : {}),
+    ...(record.session ? { session: record.session } : {}),
+  });
 }
