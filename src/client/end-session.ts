@@ -31,7 +31,8 @@ export interface EndSessionResult {
  * redirect back must carry that state (section 3: the RP checks it), else the logout is not confirmed.
  */
 export async function endSessionAtServer(input: EndSessionInput): Promise<EndSessionResult> {
-  const listener = await startRedirectListener({ redirectUri: input.postLogoutRedirectUri });
+  const state = generateState();
+  const listener = await startRedirectListener({ redirectUri: input.postLogoutRedirectUri, expectedState: state, postLogout: true });
   const controller = new AbortController();
   const timer = setTimeout(
     () =>
@@ -41,7 +42,6 @@ export async function endSessionAtServer(input: EndSessionInput): Promise<EndSes
     input.timeoutMs,
   );
   try {
-    const state = generateState();
     const url = buildEndSessionUrl(input.endSessionEndpoint, { id_token_hint: input.idToken, client_id: input.clientId, post_logout_redirect_uri: listener.redirectUri, state });
     input.renderer.step('End session at the server (RP-Initiated Logout)');
     const back = listener.waitForRedirect(controller.signal);
