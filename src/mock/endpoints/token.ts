@@ -108,7 +108,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     store.families.set(family, familyRecord);
     store.addToFamily(family, familyRecord, jti, accessExp);
   }
-  await sendTokens(ex, client, {
+  const grant: Grant = {
     username: record.username,
     scopes: record.scopes,
     refreshScopes: record.scopes,
@@ -119,9 +119,11 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     binding,
     ...(family ? { family } : {}),
     ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
-    ...(record.session !== undefined ? { session: record.session } : {}),
-    ...(record.claims !== undefined ? { claims: record.claims } : {}),
-  });
+  };
+  // Assigned, not spread from conditional literals: every code has a session.
+  if (record.session !== undefined) grant.session = record.session;
+  if (record.claims !== undefined) grant.claims = record.claims;
+  await sendTokens(ex, client, grant);
 }
 
 async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
