@@ -96,6 +96,20 @@ describe('RP-initiated logout at {auth_url}/logout', () => {
     expect(server.sessions()).toHaveLength(1);
   });
 
+  it('escapes what an attacker sends, and refuses a repeated parameter, on the error page', async () => {
+    const server = await startMock();
+    const hostile = await fetch(`${server.authUrl}/logout?client_id=${encodeURIComponent('<script>alert(1)</script>\u001b[31m')}&post_logout_redirect_uri=${encodeURIComponent(PLR)}`);
+    expect(hostile.status).toBe(400);
+    const html = await hostile.text();
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&#60;script&#62;');
+    const repeated = await fetch(`${server.authUrl}/logout?state=a&state=b`, { redirect: 'manual' });
+    expect(repeated.status).toBe(400);
+    expect(await repeated.text()).toMatch(/sends state more than once/);
+    const notForm = await fetch(`${server.authUrl}/logout`, { method: 'POST', body: '{"client_id":"photo-cli"}', headers: { 'content-type': 'application/json' } });
+    expect(notForm.status).toBe(400);
+  });
+
   it('asks for confirmation when the request is not tied to the session (no hint); a forged form is refused', async () => {
     const server = await startMock();
     const browser = new Browser();

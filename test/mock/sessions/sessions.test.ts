@@ -41,6 +41,17 @@ describe('sessions: sid, auth_time, amr, acr', () => {
   });
 });
 
+describe('the device flow', () => {
+  it("the device's ID token carries the sid of the session that approved it", async () => {
+    const server = await startMock(undefined, { autoLogin: 'alice' });
+    const { body } = await postForm(`${server.authUrl}/device_authorization`, { client_id: 'photo-cli', scope: 'openid photo' });
+    await fetch(String(body.verification_uri_complete));
+    const tokens = await postForm(`${server.authUrl}/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: String(body.device_code), client_id: 'photo-cli' });
+    expect(tokens.status).toBe(200);
+    expect(claimsOf(tokens.body.id_token).sid).toBe(server.sessions()[0]!.sid);
+  });
+});
+
 describe('prompt, max_age, id_token_hint, login_hint, select_account', () => {
   it('prompt=none: login_required by redirect without a session, a code with one, consent_required when consent is missing', async () => {
     const server = await startMock();
