@@ -22,7 +22,25 @@ const LOGOUT_TOKEN_SECONDS = 120;
  */
 export async function notifyBackchannel(state: MockState, session: SessionRecord, cause: EndCause, flow?: number): Promise<void> {
   const clients = [...(session.clients ?? [])].map((id) => state.config.clients.get(id)).filter((c): c is MockClient => c?.backchannelLogoutUri !== undefined);
-  await Promise.all(clients.map((client) => deliver(state, client, session, cause, flow)));
+  await Promise.all(clients.map((client) => inTurn(state, () => deliver(state, client, session, cause, flow))));
+}
+
+/** At most this many deliveries of one issuer at a time: ending 10,000 sessions at once queues them, it does not open 10,000 connections. */
+export const MAX_CONCURRENT_DELIVERIES = 16;
+const turns = new WeakMap<MockState, { active: number; waiting: (() => void)[] }>();
+
+async function inTurn(state: MockState, job: () => Promise<void>): Promise<void> {
+  let t = turns.get(state);
+  if (!t) turns.set(state, (t = { active: 0, waiting: [] }));
+  const slots = t;
+  if (slots.active >= MAX_CONCURRENT_DELIVERIES) await new Promise<void>((resolve) => slots.waiting.push(resolve));
+  slots.active++;
+  try {
+    await job();
+  } finally {
+    slots.active--;
+    slots.waiting.shift()?.();
+  }
 }
 
 async function deliver(state: MockState, client: MockClient, session: SessionRecord, cause: EndCause, flow: number | undefined): Promise<void> {

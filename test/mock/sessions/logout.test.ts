@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
@@ -219,6 +221,29 @@ describe('back-channel logout', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     await eventually(() => server.requests().some((r) => r.endpoint === 'backchannel_logout'), 4000);
   });
+
+  it('ending many sessions at once delivers to a bounded number of connections at a time', async () => {
+    let open = 0;
+    let most = 0;
+    let delivered = 0;
+    const counting = createServer((_req, res) => {
+      most = Math.max(most, ++open);
+      setTimeout(() => {
+        open--;
+        delivered++;
+        res.end();
+      }, 50);
+    });
+    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
+    const port = (counting.address() as AddressInfo).port;
+    const server = await startMock({ clients: [{ client_id: 'photo-cli', redirect_uris: ['http://127.0.0.1/callback'], backchannel_logout_uri: `http://127.0.0.1:${port}/bc` }] });
+    for (let i = 0; i < 40; i++) await browserLogin(server, new Browser());
+    expect(server.endSession()).toBe(40);
+    await eventually(() => delivered === 40, 10_000);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(16);
+    await new Promise((resolve) => counting.close(resolve));
+  }, 30_000);
 
   it('the admin API lists sessions and ends one or all, notifying each by back-channel; reset does too', async () => {
     const rp = await startRelyingParty();
