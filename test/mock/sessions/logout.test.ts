@@ -208,6 +208,8 @@ describe('back-channel logout', () => {
     const outcomes = server.requests().filter((r) => r.endpoint === 'backchannel_logout');
     expect(outcomes.at(-1)!.outcome).toMatch(/failed after 3 attempts/);
     expect(outcomes[0]!.error).toBe('delivery_failed');
+    const page = await (await fetch(`${server.authUrl}/_mock/?refresh=off`)).text();
+    expect(page).toContain('back-channel logout (admin) failed after 3 attempts');
   });
 
   it('never holds up the browser: a slow relying party does not delay the logout response', async () => {
