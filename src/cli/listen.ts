@@ -5,7 +5,7 @@ import type { RedirectCapture } from '../client/listener.js';
 import { decodeJwtUnverified, describeClaims } from '../oauth/jwt.js';
 import { explainOAuthError } from '../oauth/errors.js';
 import { createRenderer, printJson } from '../output/render.js';
-import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
 
 export interface ListenOptions extends CommonOptions {
@@ -14,6 +14,11 @@ export interface ListenOptions extends CommonOptions {
   host?: string;
   timeout?: number;
   json?: boolean;
+  /** --backchannel: receive a back-channel logout token instead of a redirect (listen-backchannel.ts). */
+  backchannel?: boolean;
+  issuer?: string;
+  clientId?: string;
+  httpTimeout?: number;
 }
 
 export const DEFAULT_LISTEN_TIMEOUT_SECONDS = 300;
@@ -42,6 +47,8 @@ const VIA: Readonly<Record<RedirectCapture['via'], string>> = {
 
 /** Runs only the loopback listener and reports the first redirect, exchanging nothing. */
 export async function runListen(options: ListenOptions, io: IO): Promise<number> {
+  if (options.backchannel) return (await import('./listen-backchannel.js')).runBackchannelListen(options, io);
+  if (options.issuer !== undefined || options.clientId !== undefined) throw new UsageError('--issuer and --client-id are for --backchannel', 'add --backchannel');
   const path = options.path ?? '/callback';
   if (!path.startsWith('/')) throw new UsageError(`--path must start with /, got ${JSON.stringify(path)}`);
   const host = options.host ?? '127.0.0.1';
@@ -118,7 +125,10 @@ export function register(program: Command, io: IO): void {
     .option('--path <PATH>', 'redirect path (default /callback)')
     .option('--host <HOST>', 'loopback address: 127.0.0.1 (default), ::1 or localhost', parseHost)
     .option('--timeout <SECONDS>', `give up after this many seconds (default ${DEFAULT_LISTEN_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
-    .option('--json', 'print the capture: {"via","params","url","method"}');
+    .option('--json', 'print the capture: {"via","params","url","method"}; with --backchannel {"valid","claims","problems"}')
+    .option('--backchannel', 'receive one back-channel logout token (POST, OpenID Connect Back-Channel Logout 1.0) instead, and validate it (default --path /backchannel-logout)')
+    .option('--issuer <URL>', 'with --backchannel: the issuer whose keys sign the logout token', parseHttpUrl('--issuer'))
+    .option('--client-id <ID>', 'with --backchannel: the client the token must be for (its aud)');
   addCommonOptions(cmd)
     .addHelpText(
       'after',
@@ -126,6 +136,7 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl listen --port 8765
   $ oauthctl listen --port 8765 --path /oauth/callback --json
+  $ oauthctl listen --backchannel --issuer http://127.0.0.1:9000 --client-id photo-web --timeout 1   # exits 1: no logout token came
 Then send the authorization server's redirect to http://127.0.0.1:8765/callback.`,
     )
     .action(async (options: ListenOptions, command: Command) => {

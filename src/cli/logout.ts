@@ -9,10 +9,13 @@ import type { HttpClient } from '../client/http.js';
 import type { CachedTokens, TokenCache, TokenCacheKey } from '../store/token-cache.js';
 import { printJson, type Renderer } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
-import { addCommonOptions, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
+import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode, type CommonOptions } from './command.js';
+import { checkEndSessionOptions, DEFAULT_END_SESSION_TIMEOUT_SECONDS, DEFAULT_POST_LOGOUT_REDIRECT_URI, endSessionForLogin, type EndSessionOptions } from './end-session.js';
 import type { IO } from '../output/io.js';
 
-export interface LogoutOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {
+export interface LogoutOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption, EndSessionOptions {
+  /** --end-session: RP-initiated logout at the server first (end-session.ts). */
+  endSession?: boolean;
   revoke?: boolean;
   revocationEndpoint?: string;
   insecure?: boolean;
@@ -23,6 +26,7 @@ export interface LogoutOptions extends CachedLoginSelector, CommonOptions, HttpT
 
 export interface LogoutResult {
   forgotten: boolean;
+  end_session_endpoint?: string;
   revocation_endpoint?: string;
   revoked: TokenTypeHint[];
 }
@@ -36,6 +40,7 @@ const UNREACHABLE = { what: 'the tokens', hint: 'the tokens are still cached; tr
  * them. The refresh token goes first: revoking it may also revoke its access tokens (section 2.1).
  */
 export async function runLogout(options: LogoutOptions, io: IO): Promise<number> {
+  checkEndSessionOptions(options);
   if (options.all) return runLogoutAll(options, io);
   const [{ createRenderer }, { findCachedLogin }, { describeKey }] = await Promise.all([import('../output/render.js'), import('../client/cached-login.js'), import('../store/token-cache.js')]);
   const renderer = createRenderer(io, options);
@@ -97,9 +102,9 @@ async function runLogoutAll(options: LogoutOptions, io: IO): Promise<number> {
   return 0;
 }
 
-/** The HTTP client that revokes, unless --no-revoke. */
+/** The HTTP client that revokes (unless --no-revoke) and ends the session at the server (--end-session). */
 async function revocationClient(options: LogoutOptions, io: IO, renderer: Renderer): Promise<HttpClient | undefined> {
-  if (options.revoke === false) return undefined;
+  if (options.revoke === false && !options.endSession) return undefined;
   const { createHttpClient } = await import('../client/http.js');
   return createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
 }
@@ -108,7 +113,10 @@ async function revocationClient(options: LogoutOptions, io: IO, renderer: Render
 async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer, http: HttpClient | undefined): Promise<LogoutResult> {
   const { forgetTokens, describeKey } = await import('../store/token-cache.js');
   const result: LogoutResult = { forgotten: false, revoked: [] };
-  if (http !== undefined) {
+  if (options.endSession && http !== undefined) {
+    result.end_session_endpoint = (await endSessionForLogin(entry, options, http, renderer, io)).end_session_endpoint;
+  }
+  if (http !== undefined && options.revoke !== false) {
     const endpoint = options.revocationEndpoint ?? (await revocationEndpointOf(entry, options, io, http, renderer));
     if (endpoint === undefined) {
       renderer.warn('the server offers no revocation endpoint (RFC 7009): the tokens are forgotten here but stay valid until they expire');
@@ -179,8 +187,13 @@ export function register(program: Command, io: IO): void {
     .option('--revocation-endpoint <URL>', 'revoke here instead of the endpoint from discovery', parseHttpUrl('--revocation-endpoint'))
     .option('--no-revoke', 'only forget the tokens, do not revoke them')
     .option('--all', 'every cached login: revoke what can be revoked, then forget them')
+    .option('--end-session', 'also end the session at the server (RP-Initiated Logout): the browser goes to its end_session_endpoint with the cached ID token, and comes back to a loopback listener')
+    .option('--post-logout-redirect-uri <URL>', `where the server sends the browser back with --end-session (default ${DEFAULT_POST_LOGOUT_REDIRECT_URI} on a free port)`)
+    .option('--headless', 'with --end-session: the built-in user agent instead of the browser')
+    .option('--no-browser', 'with --end-session: print the logout URL instead of opening a browser')
+    .option('--timeout <SECONDS>', `with --end-session: how long to wait for the browser to come back (default ${DEFAULT_END_SESSION_TIMEOUT_SECONDS})`, parseInteger('--timeout', 1, 86_400))
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
-    .option('--json', 'print {"forgotten","revocation_endpoint","revoked"}');
+    .option('--json', 'print {"forgotten","revocation_endpoint","revoked"} (and "end_session_endpoint")');
   addCommonOptions(cmd)
     .addHelpText(
       'after',
@@ -188,7 +201,8 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl logout --profile work
   $ oauthctl logout --profile work --no-revoke
-  $ oauthctl logout --all`,
+  $ oauthctl logout --all
+  $ oauthctl logout --end-session --headless`,
     )
     .action(async (options: LogoutOptions, command: Command) => {
       setExitCode(command, await runLogout(options, io));

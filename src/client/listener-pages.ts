@@ -12,7 +12,8 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-export function redirectPage(outcome: RedirectOutcome): string {
+export function redirectPage(outcome: RedirectOutcome, postLogout = false): string {
+  if (outcome.ok && postLogout) return page('oauthctl: signed out', '<h1>Signed out</h1><p>The server ended the session. You can close this window and return to the terminal.</p>');
   if (outcome.ok) {
     return page('oauthctl: authorization received', '<h1>Authorization received</h1><p>oauthctl got the redirect. You can close this window and return to the terminal.</p>');
   }

@@ -36,6 +36,8 @@ export interface RedirectListenerOptions {
   acceptAnyParameters?: boolean | undefined;
   /** With --trace: the redirect as the listener saw it (the only record of it with a system browser). */
   har?: HarRecorder | undefined;
+  /** The return of RP-initiated logout (`logout --end-session`): the state is expected, no code; the page says signed out. */
+  postLogout?: boolean | undefined;
 }
 
 /** Where a redirect arrives: the listener, or D's paste reader for --manual. */
@@ -166,7 +168,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
       return;
     }
     res.once('finish', () => deliver(capture));
-    const page = redirectPage(outcomeOf(capture, options.expectedState));
+    const page = redirectPage(outcomeOf(capture, options.expectedState, options.postLogout === true), options.postLogout === true);
     sendHtml(res, 200, page, undefined, true);
     recordRedirect(req, res, capture, startedAt, body, page);
   }
@@ -264,14 +266,14 @@ function captureOf(via: RedirectCapture['via'], search: URLSearchParams, url: st
 }
 
 /** What the browser is told: the flow's own verdict comes later, but a page never says "received" for a redirect the flow will refuse. */
-function outcomeOf(capture: RedirectCapture, expectedState: string | undefined): RedirectOutcome {
+function outcomeOf(capture: RedirectCapture, expectedState: string | undefined, postLogout: boolean): RedirectOutcome {
   const p = capture.params;
   if (capture.repeated) return { ok: false, error: 'invalid_request', description: `repeated parameters: ${capture.repeated.join(', ')}` };
   if (expectedState !== undefined && (p.state === undefined || !constantTimeEqual(p.state, expectedState))) {
     return { ok: false, error: 'state mismatch', description: 'the redirect does not answer the request oauthctl sent; nothing was exchanged' };
   }
   if (p.error) return { ok: false, error: p.error, description: p.error_description };
-  return p.code ? { ok: true } : { ok: false, error: 'no code in the redirect' };
+  return p.code || postLogout ? { ok: true } : { ok: false, error: 'no code in the redirect' };
 }
 
 function readLimited(req: IncomingMessage, limit: number): Promise<string | undefined> {

@@ -18,6 +18,7 @@ import { MockStore, type StoreLimits } from './core/store.js';
 import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/tls.js';
 import * as control from './endpoints/admin/control.js';
 import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
+import type { MockSession } from './core/sessions.js';
 
 export type {
   MockConfig,
@@ -40,6 +41,7 @@ export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfi
 export type { MockLogEntry } from './core/router.js';
 export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
 export type { MockRequest } from './core/request-log.js';
+export type { MockSession } from './core/sessions.js';
 export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 export { MockAdminError } from './endpoints/admin/input.js';
 export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
@@ -119,8 +121,12 @@ export interface MockServer {
   addClient(input: unknown): MockClient;
   /** Adds a protected resource `{"path", "scopes", "issuer"?}` at `{root}{path}`, as POST /_mock/resources (RFC 9728). */
   addResource(input: unknown): { resource: string; resource_metadata: string };
-  /** Forgets codes, tokens, sessions, pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
+  /** Forgets codes, tokens, sessions (their clients told by back-channel), pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
   reset(): void;
+  /** The signed-in sessions, as GET /_mock/sessions. */
+  sessions(): MockSession[];
+  /** Ends the session with this sid (MockAdminError when none has it), or every session; its clients are told by back-channel. Resolves to how many ended. */
+  endSession(sid?: string): number;
   /**
    * Stops accepting connections and closes idle ones; requests in flight get `graceMs` (default 0:
    * none) to finish, then every connection is cut.
@@ -215,6 +221,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     addClient: (input) => control.addClient(root.state, input),
     addResource: (input) => control.addResource(root.state, input),
     reset: () => control.reset(root.state),
+    sessions: () => control.sessions(root.state),
+    endSession: (sid) => control.endSession(root.state, sid),
     close: (closeOptions = {}) =>
       (closing ??= new Promise<void>((resolve) => {
         clearInterval(sweep);

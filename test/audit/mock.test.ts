@@ -71,7 +71,7 @@ describe('audit against the built-in mock', () => {
     const { 'client-secret-wrong': secret, tls, ...rest } = s;
     expect([secret, tls]).toEqual(['skip', 'skip']);
     expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
-    expect(Object.keys(s)).toHaveLength(42);
+    expect(Object.keys(s)).toHaveLength(46);
     const detail = Object.fromEntries(report.probes.map((p) => [p.id, p.detail]));
     // With openid granted, the mock's userinfo refuses the DPoP-bound token for its binding only.
     expect(s['dpop-bound-as-bearer']).toBe('pass');
@@ -97,7 +97,7 @@ describe('audit against the built-in mock', () => {
     expect(io.out()).toMatch(/\n\d+ passed, 0 failed, 0 warnings, \d+ skipped\n$/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="oauthctl audit http://127.0.0.1:');
-    expect(xml.match(/<testcase /g)).toHaveLength(42);
+    expect(xml.match(/<testcase /g)).toHaveLength(46);
     expect(xml).toContain('<skipped message="photo-web is a confidential client');
     expect(statSync(junit).mode & 0o777).toBe(0o644);
   });
@@ -383,7 +383,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
       expect(stdout).toMatch(/flow +PASS/);
       expect(code).toBe(0);
-      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="41" failures="0"/);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="45" failures="0"/);
     } finally {
       server.kill('SIGTERM');
     }

@@ -95,6 +95,13 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       'device-code-single-use': 'skip',
       'device-slow-down': 'skip',
       'device-unknown-user-code': 'skip',
+      // RP-initiated logout is on: an unregistered post-logout URI gets its error page, prompt=none
+      // login_required, max_age=0 a new sign-in; its prompt=none gives the audit's client no silent
+      // code even without a hint, so the id_token_hint probe has nothing to compare with.
+      'post-logout-redirect-exact': 'pass',
+      'prompt-none-login-required': 'pass',
+      'max-age-reauth': 'pass',
+      'id-token-hint-other-user': 'skip',
       'https-endpoints': 'pass',
       // http on loopback: nothing to check.
       tls: 'skip',
@@ -118,6 +125,7 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       'jar-unsigned': 'skip',
     });
     expect(detail['code-redirect-binding']).toMatch(/redeemed without redirect_uri/);
+    expect(detail['id-token-hint-other-user']).toMatch(/prompt=none gives no code/);
     expect(detail['device-slow-down']).toMatch(/issues no device code to native-cli: invalid_request/);
     expect(detail['pkce-required']).toMatch(/error=invalid_request/);
     // A reuse revokes what the first use issued, and a reused refresh token its whole family.
@@ -165,6 +173,13 @@ describe('interop: audit against panva/oidc-provider 9', () => {
       'device-code-single-use': 'skip',
       'device-slow-down': 'skip',
       'device-unknown-user-code': 'skip',
+      // RP-initiated logout is on: an unregistered post-logout URI gets its error page, prompt=none
+      // login_required, max_age=0 a new sign-in; its prompt=none gives the audit's client no silent
+      // code even without a hint, so the id_token_hint probe has nothing to compare with.
+      'post-logout-redirect-exact': 'pass',
+      'prompt-none-login-required': 'pass',
+      'max-age-reauth': 'pass',
+      'id-token-hint-other-user': 'skip',
       'https-endpoints': 'pass',
       tls: 'skip',
       'token-no-store': 'pass',

@@ -48,6 +48,10 @@ import { tlsProbe } from './tls.js';
 import { tokenNoStoreProbe } from './token-no-store.js';
 import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
+import { postLogoutRedirectExactProbe } from './post-logout-redirect-exact.js';
+import { promptNoneLoginRequiredProbe } from './prompt-none-login-required.js';
+import { maxAgeReauthProbe } from './max-age-reauth.js';
+import { idTokenHintOtherUserProbe } from './id-token-hint-other-user.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly Probe[] = [
@@ -86,6 +90,10 @@ export const PROBES: readonly Probe[] = [
   jarUnsignedProbe,
   clientCredentialsPublicProbe,
   deviceCodeSingleUseProbe,
+  postLogoutRedirectExactProbe,
+  promptNoneLoginRequiredProbe,
+  maxAgeReauthProbe,
+  idTokenHintOtherUserProbe,
   deviceSlowDownProbe,
   deviceUnknownUserCodeProbe,
   // The resource server's (audit --protected-resource URL only).

@@ -2,6 +2,7 @@ import { checkAuthorizationRequest, type AuthorizeCheck } from './authorize-requ
 import type { MockClient } from './config.js';
 import type { Exchange } from './http.js';
 import { matchRedirectUri } from './redirect-uri.js';
+import { verifyIdTokenHint } from './id-token-hint.js';
 import { requestObjectParams } from './request-object.js';
 import { requestedResources } from './resources.js';
 import { securityOf } from './security-store.js';
@@ -59,7 +60,14 @@ export async function checkAuthorization(ex: Exchange, values: Map<string, strin
     state: check.request.state,
     error,
     description,
+    ...(check.request.formPost ? { formPost: true } : {}),
   });
+  const hint = params.get('id_token_hint');
+  if (hint !== undefined) {
+    const verified = await verifyIdTokenHint(state, hint);
+    if (typeof verified === 'string') return fail('invalid_request', verified);
+    check.request.idTokenHintSub = verified.sub;
+  }
   const resources = requestedResources(params, state);
   if (!resources.ok) return fail('invalid_target', resources.description);
   const dpopJkt = params.get('dpop_jkt');

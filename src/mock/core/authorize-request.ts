@@ -2,6 +2,7 @@ import { codeVerifierProblem, type CodeChallengeMethod } from '../../oauth/pkce.
 import { parseScope } from '../../oauth/scope.js';
 import type { MockClient, MockConfig } from './config.js';
 import { q } from './http.js';
+import { parseOidcParams } from './oidc-params.js';
 import { matchRedirectUri } from './redirect-uri.js';
 import type { AuthorizationRequest } from './store.js';
 
@@ -12,7 +13,7 @@ import type { AuthorizationRequest } from './store.js';
  */
 export type AuthorizeCheck =
   | { kind: 'page'; message: string; clientId?: string }
-  | { kind: 'redirect-error'; client: MockClient; redirectUri: string; state?: string; error: string; description: string }
+  | { kind: 'redirect-error'; client: MockClient; redirectUri: string; state?: string; error: string; description: string; formPost?: boolean }
   | { kind: 'ok'; client: MockClient; request: AuthorizationRequest };
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -34,6 +35,9 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   }
 
   const state = duplicate === 'state' ? undefined : values.get('state');
+  // OAuth 2.0 Form Post Response Mode section 2: errors too go back by form post.
+  const responseMode = values.get('response_mode');
+  const formPost = responseMode === 'form_post';
   const fail = (error: string, description: string): AuthorizeCheck => ({
     kind: 'redirect-error',
     client,
@@ -41,6 +45,7 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
     ...(state !== undefined ? { state } : {}),
     error,
     description,
+    ...(formPost ? { formPost } : {}),
   });
   if (duplicate) return fail('invalid_request', `the ${duplicate} parameter is sent more than once (RFC 6749 section 3.1)`);
 
@@ -52,8 +57,8 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
       `response_type ${q(responseType)} is not supported: only the authorization code flow (response_type=code) is, with PKCE for public clients; the implicit flow is not (RFC 9700 section 2.1.2)`,
     );
   }
-  const responseMode = values.get('response_mode');
-  if (responseMode !== undefined && responseMode !== 'query') return fail('invalid_request', `response_mode ${q(responseMode)} is not supported; only query is`);
+  // fragment is refused for code (OAuth 2.0 Multiple Response Type Encoding Practices section 5).
+  if (responseMode !== undefined && responseMode !== 'query' && !formPost) return fail('invalid_request', `response_mode ${q(responseMode)} is not supported; use query or form_post`);
   if (values.has('request') || values.has('request_uri')) return fail('invalid_request', 'request objects (request, request_uri) are not supported');
   if (state === undefined) return fail('invalid_request', 'state is missing; send a fresh unguessable value with every request (RFC 6749 section 10.12)');
 
@@ -72,8 +77,16 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   for (const p of prompt) if (!PROMPTS.has(p)) return fail('invalid_request', `prompt value ${q(p)} is not supported`);
   if (prompt.has('none') && prompt.size > 1) return fail('invalid_request', 'prompt=none cannot be combined with other prompt values (OpenID Connect Core 3.1.2.1)');
 
+  const oidc = parseOidcParams(values);
+  if (typeof oidc === 'string') return fail('invalid_request', oidc);
+
   const nonce = values.get('nonce');
   const request: AuthorizationRequest = { clientId, redirectUri, state, scopes, prompt };
+  if (formPost) request.formPost = true;
+  if (oidc.maxAge !== undefined) request.maxAge = oidc.maxAge;
+  if (oidc.loginHint !== undefined) request.loginHint = oidc.loginHint;
+  if (oidc.acrValues !== undefined) request.acrValues = oidc.acrValues;
+  if (oidc.claims !== undefined) request.claims = oidc.claims;
   if (pkce.codeChallenge !== undefined) request.codeChallenge = pkce.codeChallenge;
   if (pkce.codeChallengeMethod !== undefined) request.codeChallengeMethod = pkce.codeChallengeMethod;
   if (nonce !== undefined) request.nonce = nonce;

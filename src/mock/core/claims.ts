@@ -19,4 +19,4 @@ export function userClaims(user: MockUser, scopes: readonly string[]): Record<st
   return out;
 }
 
-export const CLAIMS_SUPPORTED = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', ...STANDARD];
+export const CLAIMS_SUPPORTED = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'sid', 'amr', 'acr', ...STANDARD];

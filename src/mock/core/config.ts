@@ -15,6 +15,7 @@ import {
   type SecurityConfig,
 } from './config-security.js';
 import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } from './config-resource.js';
+import { LOGOUT_CLIENT_KEYS, LOGOUT_TOP_KEYS, validateLogoutClient, validateLogoutTop, type LogoutClientFields } from './config-logout.js';
 
 /** RFC 6749 section 2.3 / RFC 7591 section 2: how a client authenticates at the token endpoint. */
 export type TokenEndpointAuthMethod = SecretAuthMethod | KeyAuthMethod | 'none';
@@ -46,6 +47,12 @@ export interface MockClientInput {
   grant_types?: GrantType[];
   /** RFC 8693: the audiences this client may exchange tokens for. */
   token_exchange?: { audiences: string[] };
+  /** RP-Initiated, Back-Channel and Front-Channel Logout 1.0 (config-logout.ts). */
+  post_logout_redirect_uris?: string[];
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
 }
 export interface MockUserInput {
   username: string;
@@ -81,13 +88,15 @@ export interface MockConfigInput {
   protected_resources?: { path: string; scopes: string[]; issuer?: string }[];
   registration?: { open?: boolean; initial_access_token?: string };
   client_id_metadata_documents?: { allow_http_loopback?: boolean };
+  /** Consent outlives the session it was given in (default false: logout forgets it). */
+  keep_consent_after_logout?: boolean;
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
 }
 
 /** The validated configuration the server runs with. */
-export interface MockClient extends SecurityClientFields {
+export interface MockClient extends SecurityClientFields, LogoutClientFields {
   clientId: string;
   clientSecret?: string;
   clientName: string;
@@ -131,6 +140,8 @@ export interface MockConfig extends SecurityConfig, ResourceSideConfig {
   /** Seconds. */
   deviceCodeLifetime: number;
   deviceInterval: number;
+  /** Consent outlives the session it was given in (config keep_consent_after_logout). */
+  keepConsentAfterLogout: boolean;
   /** Named issuers at `{root}/{name}` (config `issuers`), in the order given. */
   issuers: ReadonlyMap<string, MockConfig>;
 }
@@ -158,8 +169,15 @@ const USER_GRANTS = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] a
 /** The mock out of the box, as CONTRACT.md fixes it. */
 export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' | 'users'>>> = {
   clients: [
-    { client_id: 'photo-web', client_secret: 'photo-web-secret', client_name: 'Photo Web', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
-    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
+    {
+      client_id: 'photo-web',
+      client_secret: 'photo-web-secret',
+      client_name: 'Photo Web',
+      redirect_uris: LOOPBACK_REDIRECT_URIS,
+      post_logout_redirect_uris: LOOPBACK_REDIRECT_URIS,
+      grant_types: [...USER_GRANTS],
+    },
+    { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, post_logout_redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
     {
       client_id: 'photo-service',
       client_secret: 'photo-service-secret',
@@ -205,8 +223,9 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers'];
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...topKeys], '', fail);
+  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...topKeys], '', fail);
   const security = validateSecurityTop(input, fail);
+  const logout = validateLogoutTop(input, fail);
   const device = validateDeviceSettings(input, fail);
 
   const issuers = new Map<string, MockConfig>();
@@ -278,7 +297,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const resourceSide = validateResourceSideTop(nested ? {} : input, fail, [...issuers.keys()]);
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, issuers, ...security, ...resourceSide } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
@@ -305,6 +324,7 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
       'grant_types',
       'token_exchange',
       ...SECURITY_CLIENT_KEYS,
+      ...LOGOUT_CLIENT_KEYS,
     ],
     field,
     fail,
@@ -343,6 +363,7 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
       });
   }
   const tokenExchange = validateTokenExchange(c.token_exchange, bad);
+  const logout = validateLogoutClient(c, bad);
   const redirectUris: string[] = [];
   // A client that never redirects (client credentials, token exchange) needs no redirect URI.
   const uris = c.redirect_uris === undefined && !grantTypes.has('authorization_code') ? [] : c.redirect_uris;
@@ -380,6 +401,7 @@ export function validateClient(c: unknown, field: string, scopes: Map<string, Mo
     grantTypes,
     ...(tokenExchange ? { tokenExchange } : {}),
     ...security,
+    ...logout,
   });
 }
 

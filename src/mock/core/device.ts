@@ -3,7 +3,7 @@ import { formatUserCode, normalizeUserCode, USER_CODE_ALPHABET, USER_CODE_LENGTH
 import type { Exchange, MockState } from './http.js';
 import { errorPage, sendPage } from './pages.js';
 import { deviceDonePage } from './device-pages.js';
-import type { DeviceCodeRecord } from './store.js';
+import type { DeviceCodeRecord, SessionRecord } from './store.js';
 import { guessedTooOften } from './user-code-guesses.js';
 
 /** The verification page (RFC 8628 section 3.3), where the user enters the code shown on the device. */
@@ -52,12 +52,13 @@ export function sendUserCodeProblem(ex: Exchange, kind: keyof typeof LOOKUP_MESS
 }
 
 /** The user signed in and allowed access: the device's next poll gets the tokens (RFC 8628 section 3.5). */
-export function approveDevice(ex: Exchange, deviceCode: string, username: string, authTime: number): void {
+export function approveDevice(ex: Exchange, deviceCode: string, session: SessionRecord): void {
   const record = pendingRecord(ex, deviceCode);
   if (!record) return;
   record.status = 'approved';
-  record.username = username;
-  record.authTime = authTime;
+  record.username = session.username;
+  record.authTime = session.authTime ?? ex.state.now();
+  record.session = session;
   ex.log.clientId = record.clientId;
   ex.log.outcome = 'device approved';
   sendPage(ex.res, 200, 'Device connected', deviceDonePage(true, formatUserCode(record.userCode)));

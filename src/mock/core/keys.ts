@@ -26,6 +26,8 @@ export interface SigningKeys {
   signAccessToken(claims: JWTPayload): Promise<string>;
   /** OpenID Connect Core 2: an ID token, `typ: JWT`. */
   signIdToken(claims: JWTPayload): Promise<string>;
+  /** Back-Channel Logout 1.0 section 2.4: a logout token, `typ: logout+jwt`. */
+  signLogoutToken(claims: JWTPayload): Promise<string>;
   /** Checks signature, typ at+jwt, issuer and audience; resolves to the claims or rejects. */
   verifyAccessToken(token: string, issuer: string, audience: string | string[], now: number): Promise<JWTPayload>;
   /** Stops the signing thread. */
@@ -47,7 +49,7 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
   const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
   const publicJwk: JWK = { ...jwk, kid, alg, use: 'sig' };
   const signer = createJwsSigner(alg, privateKey);
-  const encodedHeaders = new Map(['at+jwt', 'JWT'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
+  const encodedHeaders = new Map(['at+jwt', 'JWT', 'logout+jwt'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
   // RFC 7515 section 7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
   const signJwt = (claims: JWTPayload, typ: string) => signer.sign(`${encodedHeaders.get(typ)}.${base64urlJson(claims)}`);
   return {
@@ -56,6 +58,7 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
     jwks: { keys: [publicJwk] },
     signAccessToken: (claims) => signJwt(claims, 'at+jwt'),
     signIdToken: (claims) => signJwt(claims, 'JWT'),
+    signLogoutToken: (claims) => signJwt(claims, 'logout+jwt'),
     close: () => signer.close(),
     async verifyAccessToken(token, issuer, audience, now) {
       const { payload } = await jwtVerify(token, publicKey, {

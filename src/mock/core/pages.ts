@@ -11,8 +11,8 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** `formActionOrigin`: where the form's redirect may go (CSP form-action also covers redirects). */
-export function sendPage(res: ServerResponse, status: number, title: string, body: string, formActionOrigin?: string, headers: Record<string, string> = {}): void {
+/** `formActionOrigin`: where the form's redirect may go (CSP form-action also covers redirects); `head`: more of the head (a meta refresh). */
+export function sendPage(res: ServerResponse, status: number, title: string, body: string, formActionOrigin?: string, headers: Record<string, string> = {}, head = ''): void {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -21,7 +21,7 @@ export function sendPage(res: ServerResponse, status: number, title: string, bod
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · oauthctl mock</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>
+${head}</head>
 <body>
 <main class="card">
 ${body}
@@ -55,13 +55,24 @@ export interface LoginPageInput {
   clientName: string;
   username?: string;
   error?: string;
+  /** prompt=select_account: the signed-in account, offered beside signing in with another. */
+  signedInAs?: string;
 }
 
 export function loginPage(p: LoginPageInput): string {
   const describedBy = p.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
-  return `<h1>Sign in</h1>
+  const choose = p.signedInAs
+    ? `<form method="post" action="login">
+<input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">
+<button type="submit" name="continue_as" value="current">Continue as ${escapeHtml(p.signedInAs)}</button>
+</form>
+<p>Or sign in with another account:</p>`
+    : '';
+  return `<h1>${p.signedInAs ? 'Choose an account' : 'Sign in'}</h1>
 <p><strong>${escapeHtml(p.clientName)}</strong> wants to access your account.</p>
 ${p.error ? `<p id="login-error" class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
+${choose}
 <form method="post" action="login">
 <input type="hidden" name="interaction" value="${escapeHtml(p.interaction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(p.csrfToken)}">

@@ -61,6 +61,9 @@ function handleIndex(ex: Exchange): void {
 
 type Routes = Map<string, Partial<Record<string, LazyHandler>>>;
 
+const SESSION_PREFIX = '/_mock/sessions/';
+const SESSION_ROUTE = `${SESSION_PREFIX}{sid}`;
+
 /** Path -> method -> handler. */
 function routes(): Routes {
   const api = () => import('../endpoints/api.js');
@@ -73,6 +76,10 @@ function routes(): Routes {
   const register = () => import('../endpoints/register.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
+  const endSession = lazy(
+    () => import('../endpoints/end-session.js'),
+    (m) => m.handleEndSession,
+  );
   return new Map<string, Partial<Record<string, LazyHandler>>>([
     ['/', { GET: now(handleIndex) }],
     [
@@ -117,6 +124,7 @@ function routes(): Routes {
       },
     ],
     ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
+    ['/logout', { GET: endSession, POST: endSession }],
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],
     ['/.well-known/openid-configuration', { GET: metadata }],
@@ -147,6 +155,9 @@ function routes(): Routes {
         ),
       },
     ],
+    ['/_mock/sessions', { GET: lazy(admin, (m) => m.handleSessions), DELETE: lazy(admin, (m) => m.handleEndSessions) }],
+    // /_mock/sessions/{sid}: the one route with a path parameter.
+    [SESSION_ROUTE, { DELETE: lazy(admin, (m) => m.handleEndSession) }],
   ]);
 }
 
@@ -265,7 +276,7 @@ export function createRequestListener(state: MockState, log?: (entry: MockLogEnt
     path = target.path;
     query = target.query;
     const ex: Exchange = { req, res, path, query, state, log: fields, id };
-    const entry = table.get(path) ?? variableRoute(state, path, table);
+    const entry = table.get(path) ?? (path.startsWith(SESSION_PREFIX) ? table.get(SESSION_ROUTE) : undefined) ?? variableRoute(state, path, table);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
     const lazyHandler = entry?.[method];
     if (!lazyHandler) {

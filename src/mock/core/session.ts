@@ -1,5 +1,6 @@
 import { serverToken } from './random-pool.js';
 import { parseCookies, type Exchange } from './http.js';
+import { signIn } from './sessions.js';
 import type { SessionRecord } from './store.js';
 
 /** The session cookie is `oauthctl_mock_session_<port>` (MockState.sessionCookie). */
@@ -33,8 +34,8 @@ export function startSession(ex: Exchange, previous?: Session, user?: { username
     csrfToken: serverToken(256),
     consents: previous?.record.consents ?? new Map(),
     expiresAt: ex.state.now() + SESSION_SECONDS * 1000,
-    ...(user ? { username: user.username, authTime: user.authTime } : {}),
   };
+  if (user) signIn(ex.state, record, user.username, user.authTime, previous?.record);
   (user ? store.sessions : store.pendingSessions).set(id, record);
   if (previous) {
     store.sessions.delete(previous.id);

@@ -114,6 +114,10 @@ export class ExpiringMap<V extends { expiresAt: number }> {
     return this.map.values();
   }
 
+  entries(): IterableIterator<[string, V]> {
+    return this.map.entries();
+  }
+
   /** Drops expired entries; with mixed lifetimes a later pass catches what this one skipped. */
   sweep(): void {
     const now = this.now();
@@ -136,6 +140,9 @@ export interface CodeRecord {
   nonce?: string;
   authTime: number;
   expiresAt: number;
+  /** The signed-in session the code was issued in (sid, amr, acr of the ID token), and the claims request parameter's (OpenID Connect Core 5.5). */
+  session?: SessionRecord;
+  claims?: ClaimsRequest;
   /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
   resources?: string[];
   dpopJkt?: string;
@@ -154,6 +161,8 @@ export interface RefreshTokenRecord {
   expiresAt: number;
   /** Rotated (already exchanged): a reuse revokes the whole family (RFC 9700 section 4.14.2). */
   rotated: boolean;
+  /** The session of the first grant, for the sid of refreshed ID tokens. */
+  session?: SessionRecord;
   /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
   resources?: string[];
   jkt?: string;
@@ -180,9 +189,21 @@ export interface SessionRecord {
   csrfToken: string;
   username?: string;
   authTime?: number;
+  /** Signed in: the session's id in ID and logout tokens (never the cookie's value), how and how strongly (sessions.ts). */
+  sid?: string;
+  amr?: string[];
+  acr?: string;
+  /** The clients that got a code in this session: they are told when it ends (Back- and Front-Channel Logout 1.0). */
+  clients?: Set<string>;
   /** client_id -> granted scopes, so that consent is asked once per session. */
   consents: Map<string, Set<string>>;
   expiresAt: number;
+}
+
+/** The claims request parameter (OpenID Connect Core 5.5): claim names asked for in the ID token and at userinfo. */
+export interface ClaimsRequest {
+  idToken: string[];
+  userinfo: string[];
 }
 
 /** A validated authorization request waiting for login or consent. */
@@ -201,6 +222,13 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   nonce?: string;
   prompt: Set<string>;
+  /** OpenID Connect Core 3.1.2.1 (oidc-params.ts); response_mode form_post (OAuth 2.0 Form Post Response Mode). */
+  maxAge?: number;
+  idTokenHintSub?: string;
+  loginHint?: string;
+  acrValues?: string[];
+  claims?: ClaimsRequest;
+  formPost?: boolean;
   resources?: string[];
   dpopJkt?: string;
   /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
@@ -226,6 +254,8 @@ export interface DeviceCodeRecord {
   status: 'pending' | 'approved' | 'denied' | 'redeemed';
   username?: string;
   authTime?: number;
+  /** The browser session that approved it: its sid goes into the device's ID token. */
+  session?: SessionRecord;
 }
 
 /** A user code -> its device code. */

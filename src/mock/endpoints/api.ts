@@ -1,6 +1,7 @@
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/access-token.js';
 import { userClaims } from '../core/claims.js';
+import { userinfoClaims } from '../core/sessions.js';
 import { REALM } from '../core/client-auth.js';
 import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
 import type { AccessTokenClaims } from '../core/store.js';
@@ -100,7 +101,8 @@ export async function handleUserinfo(ex: Exchange): Promise<void> {
   const user = [...ex.state.config.users.values()].find((u) => u.sub === claims.sub);
   if (!user) return void bearerError(ex, 401, 'invalid_token', 'the user of this token no longer exists');
   ex.log.outcome = 'ok';
-  sendJson(ex.res, 200, { sub: user.sub, ...userClaims(user, parseScope(String(claims.scope ?? ''))) }, { 'Cache-Control': 'no-store' });
+  // OpenID Connect Core 5.5: what the claims request parameter asked for at userinfo, besides the scopes' claims.
+  sendJson(ex.res, 200, { sub: user.sub, ...userClaims(user, parseScope(String(claims.scope ?? ''))), ...userinfoClaims(ex.state, claims.jti, user) }, { 'Cache-Control': 'no-store' });
 }
 
 /** Any method at a configured protected resource (config protected_resources): who the token speaks for, once it holds the resource's scopes. */

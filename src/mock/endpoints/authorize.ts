@@ -4,9 +4,11 @@ import type { MockClient } from '../core/config.js';
 import { errorDescription, redirect, singleParams, type Exchange } from '../core/http.js';
 import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
 import { redirectOrigin, withParams } from '../core/redirect-uri.js';
+import { sendFormPost } from '../core/form-post.js';
 import { approveDevice } from '../core/device.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
-import type { AuthorizationRequest, CodeRecord } from '../core/store.js';
+import { autoLoginSession, mustSignInAgain } from '../core/sessions.js';
+import type { AuthorizationRequest, CodeRecord, SessionRecord } from '../core/store.js';
 
 const INTERACTION_SECONDS = 600;
 
@@ -33,32 +35,47 @@ export async function handleAuthorize(ex: Exchange): Promise<void> {
   }
   ex.log.clientId = check.client.clientId;
   if (check.kind === 'redirect-error') {
-    redirectError(ex, check.redirectUri, check.state, check.error, check.description);
+    redirectError(ex, check.redirectUri, check.state, check.error, check.description, 302, check.formPost);
     return;
   }
   continueAuthorization(ex, check.client, { ...check.request, flow: ex.id }, currentSession(ex), 302);
 }
 
-/** Login, then consent, then the code: each step only when it is needed. */
+/**
+ * Login, then consent, then the code: each step only when it is needed. A signed-in session signs in
+ * again for prompt=login, max_age or another user's id_token_hint; prompt=none shows no page but
+ * answers login_required or consent_required instead (OpenID Connect Core 3.1.2.1 and 3.1.2.6).
+ */
 export function continueAuthorization(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session | undefined, status: number): void {
   const { state } = ex;
   if (state.autoLogin !== undefined) {
-    issueCode(ex, request, state.autoLogin, state.now(), status);
+    const auto = autoLoginSession(state, state.autoLogin);
+    // No page to show: a sign-in asked for again happens at once, with a new auth_time.
+    if (request.prompt.size > 0 || request.maxAge !== undefined || request.idTokenHintSub !== undefined) {
+      if (mustSignInAgain(state, request, auto)) {
+        if (request.prompt.has('none')) return noneError(ex, request, 'login_required', 'the session is not the one the request asks for and prompt=none forbids the login page', status);
+        auto.authTime = state.now();
+      }
+    }
+    issueCode(ex, request, auto, status);
     return;
   }
-  const user = session?.record.username;
-  if (!session || user === undefined || request.prompt.has('login')) {
-    if (request.prompt.has('none')) return redirectError(ex, request.redirectUri, request.state, 'login_required', 'the user is not signed in and prompt=none forbids showing the login page', status);
-    showLogin(ex, client, request, session);
+  const signedIn = session?.record.username !== undefined ? session : undefined;
+  if (!signedIn || mustSignInAgain(state, request, signedIn.record) || request.prompt.has('select_account')) {
+    if (request.prompt.has('none')) return noneError(ex, request, 'login_required', 'the user is not signed in (or not as the request asks) and prompt=none forbids showing the login page', status);
+    showLogin(ex, client, request, session, undefined, request.loginHint);
     return;
   }
-  if (needsConsent(ex, client, request, session)) {
-    if (request.prompt.has('none'))
-      return redirectError(ex, request.redirectUri, request.state, 'consent_required', 'the user has not consented and prompt=none forbids showing the consent page', status);
-    showConsent(ex, client, request, session, newInteraction(ex, session, request));
+  if (needsConsent(ex, client, request, signedIn)) {
+    if (request.prompt.has('none')) return noneError(ex, request, 'consent_required', 'the user has not consented and prompt=none forbids showing the consent page', status);
+    showConsent(ex, client, request, signedIn, newInteraction(ex, signedIn, request));
     return;
   }
-  issueCode(ex, request, user, session.record.authTime ?? state.now(), status);
+  issueCode(ex, request, signedIn.record, status);
+}
+
+function noneError(ex: Exchange, request: AuthorizationRequest, error: string, text: string, status: number): void {
+  redirectError(ex, request.redirectUri, request.state, error, text, status, request.formPost);
 }
 
 export function needsConsent(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session): boolean {
@@ -79,12 +96,15 @@ export function showLogin(ex: Exchange, client: MockClient, request: Authorizati
   const id = interaction ?? newInteraction(ex, s, request);
   ex.log.outcome = error ? 'login failed' : 'login page';
   if (error) ex.log.error = 'login_failed';
+  // prompt=select_account: the signed-in account may be chosen as it is, or another one signed in.
+  const current = request.prompt.has('select_account') && !request.prompt.has('login') ? s.record.username : undefined;
   const body = loginPage({
     interaction: id,
     csrfToken: s.record.csrfToken,
     clientName: client.clientName,
     ...(error ? { error } : {}),
     ...(username !== undefined ? { username } : {}),
+    ...(current !== undefined ? { signedInAs: current } : {}),
   });
   sendPage(ex.res, 200, 'Sign in', body, redirectOrigin(request.redirectUri));
 }
@@ -103,10 +123,15 @@ export function showConsent(ex: Exchange, client: MockClient, request: Authoriza
   sendPage(ex.res, 200, 'Allow access', body, redirectOrigin(request.redirectUri));
 }
 
-/** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207). */
-export function issueCode(ex: Exchange, request: AuthorizationRequest, username: string, authTime: number, status: number): void {
+/** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207), for the session's user. */
+export function issueCode(ex: Exchange, request: AuthorizationRequest, session: SessionRecord, status: number): void {
   // The device flow ends here instead: the device gets its tokens by polling (RFC 8628 section 3.5).
-  if (request.device !== undefined) return approveDevice(ex, request.device, username, authTime);
+  if (request.device !== undefined) {
+    session.clients?.add(request.clientId);
+    return approveDevice(ex, request.device, session);
+  }
+  const username = session.username!;
+  const authTime = session.authTime ?? ex.state.now();
   const { state } = ex;
   const code = serverToken(256);
   // Assigned field by field rather than spread from conditional literals: this runs for every code.
@@ -126,16 +151,23 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, username:
   if (request.resources !== undefined) record.resources = request.resources;
   if (request.dpopJkt !== undefined) record.dpopJkt = request.dpopJkt;
   if (request.flow !== undefined) record.flow = request.flow;
+  if (request.claims !== undefined) record.claims = request.claims;
+  record.session = session;
   state.store.codes.set(code, record);
+  session.clients?.add(request.clientId);
   ex.log.outcome = 'code issued';
-  redirect(ex.res, withParams(request.redirectUri, { code, state: request.state, iss: state.issuer }), status);
+  const params = { code, state: request.state, iss: state.issuer };
+  if (request.formPost) sendFormPost(ex.res, request.redirectUri, params);
+  else redirect(ex.res, withParams(request.redirectUri, params), status);
 }
 
 /** RFC 6749 section 4.1.2.1 with RFC 9207's iss. */
-export function redirectError(ex: Exchange, redirectUri: string, state: string | undefined, error: string, text: string, status = 302): void {
+export function redirectError(ex: Exchange, redirectUri: string, state: string | undefined, error: string, text: string, status = 302, formPost = false): void {
   const description = errorDescription(text);
   ex.log.outcome = 'error redirect';
   ex.log.error = error;
   ex.log.errorDescription = description;
-  redirect(ex.res, withParams(redirectUri, { error, error_description: description, state, iss: ex.state.issuer }), status);
+  const params = { error, error_description: description, state, iss: ex.state.issuer };
+  if (formPost) sendFormPost(ex.res, redirectUri, params);
+  else redirect(ex.res, withParams(redirectUri, params), status);
 }

@@ -6,6 +6,7 @@ import { deviceConfirmPage, userCodeEntryPage } from '../core/device-pages.js';
 import { isFormBody, readBody, singleParams, type Exchange } from '../core/http.js';
 import { errorPage, sendPage } from '../core/pages.js';
 import { currentSession, startSession } from '../core/session.js';
+import { autoLoginSession } from '../core/sessions.js';
 import type { AuthorizationRequest } from '../core/store.js';
 import { countWrongUserCode, userCodeGuessesBlockedFor } from '../core/user-code-guesses.js';
 
@@ -57,7 +58,11 @@ export function handleVerificationPage(ex: Exchange): void {
   ex.log.clientId = client.clientId;
   // --auto-login skips login and consent, as at /authorize: the visit itself approves, for the configured user.
   const auto = ex.state.autoLogin;
-  if (auto !== undefined) return approveDevice(ex, found.deviceCode, auto, ex.state.now());
+  if (auto !== undefined) {
+    const session = autoLoginSession(ex.state, auto);
+    session.clients?.add(client.clientId);
+    return approveDevice(ex, found.deviceCode, session);
+  }
   ex.log.outcome = 'device code confirmation';
   const session = currentSession(ex) ?? startSession(ex);
   sendPage(

@@ -1,4 +1,5 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
+import { ACR_VALUES_SUPPORTED } from '../core/oidc-params.js';
 import { GRANT_TYPES } from '../core/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 import { registrationOpen } from '../core/client-metadata.js';
@@ -21,7 +22,7 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     device_authorization_endpoint: `${issuer}/device_authorization`,
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: ['query', 'form_post'],
     grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: [...authMethods, 'none'],
     token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS],
@@ -32,7 +33,14 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     id_token_signing_alg_values_supported: [config.signingAlg],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     claims_supported: CLAIMS_SUPPORTED,
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
+    acr_values_supported: ACR_VALUES_SUPPORTED,
+    // RP-Initiated, Back-Channel and Front-Channel Logout 1.0: every logout token and front-channel URI can carry sid.
+    end_session_endpoint: `${issuer}/logout`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
     // RFC 9101: request objects by value (and by PAR); request_uri only as PAR's.
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,

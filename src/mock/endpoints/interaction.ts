@@ -4,7 +4,8 @@ import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../
 import { denyDevice } from '../core/device.js';
 import { errorPage, sendPage } from '../core/pages.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
-import type { InteractionRecord } from '../core/store.js';
+import { afterSignIn } from '../core/sessions.js';
+import type { AuthorizationRequest, InteractionRecord } from '../core/store.js';
 import type { MockClient } from '../core/config.js';
 
 /** One message for an unknown account and a wrong password: no user enumeration. */
@@ -58,6 +59,12 @@ export async function handleLogin(ex: Exchange): Promise<void> {
   if (!values) return;
   const r = resume(ex, values, true);
   if (!r) return;
+  const request = afterSignIn(r.interaction.request);
+  // prompt=select_account: the signed-in account, chosen as it is (its sign-in and auth_time stay).
+  if (values.get('continue_as') === 'current' && r.session.record.username !== undefined && r.interaction.request.prompt.has('select_account')) {
+    ex.state.store.interactions.delete(r.interactionId);
+    return afterLogin(ex, r.client, request, r.session);
+  }
   const username = values.get('username') ?? '';
   const password = values.get('password') ?? '';
   const user = ex.state.config.users.get(username);
@@ -68,15 +75,18 @@ export async function handleLogin(ex: Exchange): Promise<void> {
   }
   // A new session id at login (session fixation); the pending request moves with it.
   const session = startSession(ex, r.session, { username: user.username, authTime: ex.state.now() });
-  const request = { ...r.interaction.request, prompt: new Set([...r.interaction.request.prompt].filter((p) => p !== 'login')) };
   ex.state.store.interactions.delete(r.interactionId);
-  if (needsConsent(ex, r.client, request, session)) {
+  afterLogin(ex, r.client, request, session);
+}
+
+function afterLogin(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session): void {
+  if (needsConsent(ex, client, request, session)) {
     const id = newInteraction(ex, session, request);
     ex.log.outcome = 'signed in';
     redirect(ex.res, `consent?interaction=${encodeURIComponent(id)}`, 303);
     return;
   }
-  continueAuthorization(ex, r.client, request, session, 303);
+  continueAuthorization(ex, client, request, session, 303);
 }
 
 /** GET /consent?interaction=...: the consent page after a login (post/redirect/get). */
@@ -102,11 +112,11 @@ export async function handleConsent(ex: Exchange): Promise<void> {
   ex.state.store.interactions.delete(r.interactionId);
   if (decision === 'deny') {
     if (request.device !== undefined) return denyDevice(ex, request.device);
-    redirectError(ex, request.redirectUri, request.state, 'access_denied', 'the user refused access', 303);
+    redirectError(ex, request.redirectUri, request.state, 'access_denied', 'the user refused access', 303, request.formPost);
     return;
   }
   const granted = r.session.record.consents.get(r.client.clientId) ?? new Set<string>();
   for (const s of request.scopes) granted.add(s);
   r.session.record.consents.set(r.client.clientId, granted);
-  issueCode(ex, request, username, r.session.record.authTime ?? ex.state.now(), 303);
+  issueCode(ex, request, r.session.record, 303);
 }

@@ -3,6 +3,7 @@ import { sendOAuthError, type Exchange } from '../core/http.js';
 import { newJti } from '../core/jwt.js';
 import { serverToken } from '../core/random-pool.js';
 import type { TokenBinding } from '../core/token-binding.js';
+import type { SessionRecord } from '../core/store.js';
 
 /** What the token endpoint's sendTokens needs for a grant made by a user. */
 export interface UserGrant {
@@ -13,6 +14,7 @@ export interface UserGrant {
   jti: string;
   family?: string;
   binding: TokenBinding;
+  session?: SessionRecord;
 }
 export type SendUserTokens = (ex: Exchange, client: MockClient, grant: UserGrant) => Promise<void>;
 
@@ -57,5 +59,14 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
     state.store.families.set(family, familyRecord);
     state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
   }
-  await sendTokens(ex, client, { username: record.username, scopes: record.scopes, refreshScopes: record.scopes, authTime: record.authTime ?? now, jti, binding, ...(family ? { family } : {}) });
+  await sendTokens(ex, client, {
+    username: record.username,
+    scopes: record.scopes,
+    refreshScopes: record.scopes,
+    authTime: record.authTime ?? now,
+    jti,
+    binding,
+    ...(family ? { family } : {}),
+    ...(record.session ? { session: record.session } : {}),
+  });
 }

@@ -14,6 +14,9 @@ import { handleDeviceCodeGrant } from './token-device.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
 import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
+import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions.js';
+import type { ClaimsRequest, SessionRecord } from '../core/store.js';
+import type { JWTPayload } from 'jose';
 
 /**
  * The parameters of a form POST to the token, introspection or revocation endpoint, or undefined after
@@ -104,7 +107,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     store.families.set(family, familyRecord);
     store.addToFamily(family, familyRecord, jti, accessExp);
   }
-  await sendTokens(ex, client, {
+  const grant: Grant = {
     username: record.username,
     scopes: record.scopes,
     refreshScopes: record.scopes,
@@ -115,7 +118,11 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
     binding,
     ...(family ? { family } : {}),
     ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
-  });
+  };
+  // Assigned, not spread from conditional literals: every code has a session.
+  if (record.session !== undefined) grant.session = record.session;
+  if (record.claims !== undefined) grant.claims = record.claims;
+  await sendTokens(ex, client, grant);
 }
 
 async function refresh(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
@@ -162,6 +169,7 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     resources: resources.resources,
     grantedResources: record.resources ?? [],
     binding,
+    ...(record.session !== undefined ? { session: record.session } : {}),
   });
 }
 
@@ -183,6 +191,9 @@ export interface Grant {
   user?: MockUser;
   /** The access token's lifetime in seconds, when not the configured one (tokens from the admin API). */
   lifetime?: number;
+  /** The browser session of the grant (sid, amr, acr) and the claims request parameter (sessions.ts). */
+  session?: SessionRecord;
+  claims?: ClaimsRequest;
 }
 
 /** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
@@ -235,13 +246,12 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       rotated: false,
       ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
       ...(dpop && client.tokenEndpointAuthMethods.includes('none') ? { jkt: grant.binding!.jkt! } : {}),
+      ...(grant.session !== undefined ? { session: grant.session } : {}),
     });
     body.refresh_token = refreshToken;
   }
   if (grant.scopes.includes('openid')) {
-    body.id_token = await (
-      await state.keys()
-    ).signIdToken({
+    const claims: JWTPayload = {
       iss: state.issuer,
       sub: user.sub,
       aud: client.clientId,
@@ -252,8 +262,10 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       at_hash: accessTokenHash(accessToken),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...userClaims(user, grant.scopes),
-      ...next.claims,
-    });
+    };
+    if (grant.session !== undefined || grant.claims !== undefined) addSessionClaims(claims, grant.session, user, grant.claims);
+    if (grant.claims !== undefined) rememberUserinfoClaims(state, grant.jti, grant.claims.userinfo, (iat + lifetime) * 1000);
+    body.id_token = await (await state.keys()).signIdToken(next.claims ? Object.assign(claims, next.claims) : claims);
   }
   return body;
 }

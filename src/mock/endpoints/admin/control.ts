@@ -8,6 +8,7 @@ import { resourceMetadataUrl } from '../../core/protected-resources.js';
 
 /** Protected resources added at run time are bounded, as every store of the mock is. */
 const MAX_PROTECTED_RESOURCES = 100;
+import { endSessions, listSessions, type MockSession } from '../../core/sessions.js';
 import { describeRequest, type MockRequest } from '../../core/request-log.js';
 import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
 
@@ -130,8 +131,22 @@ function configFail(field: string, message: string): never {
   throw new MockAdminError(field.replace(/^\$\.?/, '') || 'body', message);
 }
 
+/** The signed-in sessions (sid, sub, auth_time, the clients it issued codes to). */
+export function sessions(state: MockState): MockSession[] {
+  return listSessions(state);
+}
+
+/** Ends the session with this sid (MockAdminError when there is none), or every session; the clients are told by back-channel. */
+export function endSession(state: MockState, sid?: string): number {
+  const ended = endSessions(state, sid, 'admin');
+  if (sid !== undefined && ended === 0) throw new MockAdminError('sid', `no signed-in session has sid ${JSON.stringify(sid)}`);
+  return ended;
+}
+
 /** Forgets codes, tokens, sessions, PAR and replay state (a new store, security-store.ts), queued items and the request log (not users, clients, keys or the clock). */
 export function reset(state: MockState): void {
+  // Back-Channel Logout 1.0: every session ends, and its clients are told, whatever the cause.
+  endSessions(state, undefined, 'reset');
   state.store = state.store.emptied();
   state.queue.clear();
   state.requests.clear();

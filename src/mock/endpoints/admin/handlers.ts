@@ -1,7 +1,8 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
-import { addClient, addResource, addUser, clearRequests, enqueue, issueToken, moveClock, requests, reset, rotateKeys } from './control.js';
+import { addClient, addResource, addUser, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
 import { sendFlowsPage } from './flows-page.js';
+import { findSession } from '../../core/sessions.js';
 import { MockAdminError, type EnqueueInput, type IssueTokenInput } from './input.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
@@ -103,6 +104,25 @@ export const handleAddResource = admin(async (ex) => ok(ex, 'resource added', ad
 export const handleReset = admin((ex) => {
   reset(ex.state);
   ok(ex, 'reset', { reset: true });
+});
+
+/** GET /_mock/sessions: the signed-in sessions. */
+export const handleSessions = admin((ex) => ok(ex, 'ok', { sessions: sessions(ex.state) }));
+
+/** DELETE /_mock/sessions: ends every session; DELETE /_mock/sessions/{sid}: that one (404 when there is none). */
+export const handleEndSessions = admin((ex) => ok(ex, 'sessions ended', { ended: endSession(ex.state) }));
+export const handleEndSession = admin((ex) => {
+  let sid: string;
+  try {
+    sid = decodeURIComponent(ex.path.slice('/_mock/sessions/'.length));
+  } catch {
+    sid = '';
+  }
+  if (!findSession(ex.state, sid)) {
+    ex.log.error = 'not_found';
+    return sendJson(ex.res, 404, { error: 'not_found', error_description: 'no signed-in session has this sid' }, NO_STORE);
+  }
+  ok(ex, 'session ended', { ended: endSession(ex.state, sid) });
 });
 
 /** GET /_mock/: the flows page (GET /_mock goes there). */

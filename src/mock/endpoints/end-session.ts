@@ -1,0 +1,144 @@
+import { constantTimeEqual } from '../../oauth/pkce.js';
+import type { MockClient } from '../core/config.js';
+import { matchPostLogoutRedirectUri } from '../core/config-logout.js';
+import { frontchannelClients, sendFrontChannelPage } from '../core/frontchannel.js';
+import { isFormBody, q, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
+import { verifyIdTokenHint, type IdTokenHint } from '../core/id-token-hint.js';
+import { errorPage, escapeHtml, sendPage } from '../core/pages.js';
+import { redirectOrigin, withParams } from '../core/redirect-uri.js';
+import { currentSession } from '../core/session.js';
+import { autoLoginSession, endSessionRecord, findSession } from '../core/sessions.js';
+import type { SessionRecord } from '../core/store.js';
+
+/** A validated logout request (RP-Initiated Logout 1.0 section 2). */
+interface LogoutRequest {
+  hint?: IdTokenHint;
+  client?: MockClient;
+  /** post_logout_redirect_uri with state, ready to go to. */
+  next?: string;
+  values: Map<string, string>;
+}
+
+/**
+ * GET and POST {auth_url}/logout, the end_session_endpoint (RP-Initiated Logout 1.0 section 2):
+ * id_token_hint, client_id, post_logout_redirect_uri (exactly a registered one, any port on loopback),
+ * state (echoed), logout_hint and ui_locales (accepted, not needed). A request tied to the session's
+ * user (by the hint) ends the session at once; one that is not gets a confirmation page. A bad
+ * request gets an error page, never a redirect (section 3: no open redirector).
+ */
+export async function handleEndSession(ex: Exchange): Promise<void> {
+  let text = ex.query;
+  if (ex.req.method === 'POST') {
+    if (!isFormBody(ex.req)) return stop(ex, 'The logout request must be sent as application/x-www-form-urlencoded (RP-Initiated Logout 1.0 section 2).');
+    text = await readBody(ex.req);
+  }
+  const { values, duplicate } = singleParams(text);
+  if (duplicate) return stop(ex, `The logout request sends ${duplicate} more than once.`);
+  const request = await checkLogoutRequest(ex, values);
+  if (typeof request === 'string') return stop(ex, request);
+  if (request.client) ex.log.clientId = request.client.clientId;
+  const session = browserSession(ex);
+  // The confirmation page's form, sent back: the user chose.
+  if (ex.req.method === 'POST' && values.has('csrf_token')) {
+    const token = values.get('csrf_token')!;
+    if (!session || !constantTimeEqual(token, session.record.csrfToken)) return stop(ex, 'The form was not sent from this sign-out page (CSRF token mismatch), or the session has already ended.', 403);
+    if (values.get('decision') !== 'logout') {
+      ex.log.outcome = 'logout declined';
+      return sendPage(ex.res, 200, 'Still signed in', '<h1>You are still signed in</h1>\n<p>Nothing was changed. You may close this page.</p>');
+    }
+    return finish(ex, request, endSessionRecord(ex.state, session.key, session.record, 'logout', ex.id));
+  }
+  // Tied to a session: the hint's sid names a live one, or the browser's session is the hint's user.
+  const named = request.hint?.sid !== undefined ? findSession(ex.state, request.hint.sid) : undefined;
+  if (named && subOf(ex, named[1]) === request.hint!.sub) return finish(ex, request, endSessionRecord(ex.state, named[0], named[1], 'logout', ex.id));
+  if (!session) return finish(ex, request, undefined);
+  if (request.hint && subOf(ex, session.record) === request.hint.sub) return finish(ex, request, endSessionRecord(ex.state, session.key, session.record, 'logout', ex.id));
+  confirm(ex, request, session.record);
+}
+
+async function checkLogoutRequest(ex: Exchange, values: Map<string, string>): Promise<LogoutRequest | string> {
+  const out: LogoutRequest = { values };
+  const hint = values.get('id_token_hint');
+  if (hint !== undefined) {
+    const verified = await verifyIdTokenHint(ex.state, hint);
+    if (typeof verified === 'string') return `The ${verified}.`;
+    out.hint = verified;
+  }
+  const clientId = values.get('client_id');
+  if (clientId !== undefined && out.hint && !out.hint.aud.includes(clientId)) return `client_id ${q(clientId)} is not an audience of the id_token_hint (RP-Initiated Logout 1.0 section 2).`;
+  const id = clientId ?? (out.hint?.aud.length === 1 ? out.hint.aud[0] : undefined);
+  if (id !== undefined) {
+    out.client = ex.state.config.clients.get(id);
+    if (!out.client) return `client_id ${q(id)} is not a registered client.`;
+  }
+  const uri = values.get('post_logout_redirect_uri');
+  if (uri !== undefined) {
+    if (!out.client) return 'A post_logout_redirect_uri needs a client_id or an id_token_hint, to know whose registered URIs it must match (RP-Initiated Logout 1.0 section 3).';
+    if (!matchPostLogoutRedirectUri(out.client, uri)) return `post_logout_redirect_uri ${q(uri)} is not registered for client ${q(out.client.clientId)} (post_logout_redirect_uris).`;
+    out.next = withParams(uri, { state: values.get('state') });
+  }
+  return out;
+}
+
+/** The signed-in session of this browser (or of --auto-login), with its key in the store. */
+function browserSession(ex: Exchange): { key: string; record: SessionRecord } | undefined {
+  if (ex.state.autoLogin !== undefined) {
+    const record = autoLoginSession(ex.state, ex.state.autoLogin);
+    const found = findSession(ex.state, record.sid!);
+    return found ? { key: found[0], record: found[1] } : undefined;
+  }
+  const session = ex.req.headers.cookie === undefined ? undefined : currentSession(ex);
+  return session?.record.sid !== undefined && ex.state.store.sessions.get(session.id) ? { key: session.id, record: session.record } : undefined;
+}
+
+function subOf(ex: Exchange, record: SessionRecord): string | undefined {
+  return ex.state.config.users.get(record.username ?? '')?.sub;
+}
+
+/** Signed out (or already): the front-channel page when a client asks for one, else back to the client, else a page. */
+function finish(ex: Exchange, request: LogoutRequest, ended: SessionRecord | undefined): void {
+  if (ended && ex.state.autoLogin === undefined) ex.res.setHeader('Set-Cookie', `${ex.state.sessionCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${ex.state.secureCookies ? '; Secure' : ''}`);
+  const front = ended ? frontchannelClients(ex, ended) : [];
+  if (front.length > 0) return sendFrontChannelPage(ex, ended!, front, request.next);
+  ex.log.outcome = ended ? 'signed out' : 'no session to end';
+  if (request.next) return redirect(ex.res, request.next, ex.req.method === 'POST' ? 303 : 302);
+  sendPage(ex.res, 200, 'Signed out', '<h1>You are signed out</h1>\n<p>You may close this page.</p>');
+}
+
+/** Section 2: the request is not tied to the session's user, so the user confirms. */
+function confirm(ex: Exchange, request: LogoutRequest, session: SessionRecord): void {
+  ex.log.outcome = 'logout confirmation page';
+  const fields: [string, string | undefined][] = [
+    ['client_id', request.client?.clientId],
+    ['post_logout_redirect_uri', request.values.get('post_logout_redirect_uri')],
+    ['state', request.values.get('state')],
+  ];
+  const hidden = fields
+    .filter((f): f is [string, string] => f[1] !== undefined)
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
+    .join('\n');
+  const who = session.username !== undefined ? ` as <strong>${escapeHtml(session.username)}</strong>` : '';
+  const body = `<h1>Sign out?</h1>
+<p>You are signed in${who}.${request.client ? ` <strong>${escapeHtml(request.client.clientName)}</strong> asks to sign you out.` : ''}</p>
+<form method="post" action="logout">
+<input type="hidden" name="csrf_token" value="${escapeHtml(session.csrfToken)}">
+${hidden}
+<div class="actions">
+<button type="submit" name="decision" value="logout">Sign out</button>
+<button type="submit" name="decision" value="stay" class="secondary">Stay signed in</button>
+</div>
+</form>`;
+  sendPage(ex.res, 200, 'Sign out', body, request.next ? redirectOrigin(request.next) : undefined);
+}
+
+function stop(ex: Exchange, message: string, status = 400): void {
+  ex.log.error = status === 403 ? 'csrf' : 'invalid_request';
+  ex.log.errorDescription = message;
+  ex.log.outcome = 'error page';
+  sendPage(
+    ex.res,
+    status,
+    'Cannot sign out',
+    errorPage('This sign-out request cannot go on', message, 'The server does not send you back to the application, since it could not check where to. Sign out from the application again.'),
+  );
+}
