@@ -36,5 +36,6 @@ export function formatAuditTable(report: AuditReport, color: boolean): string {
     '',
     `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warning${s.warn === 1 ? '' : 's'}`) : '0 warnings'}, ${s.skip} skipped`,
   );
+  if (s.not_tested.length > 0) lines.push('Not tested:', ...s.not_tested.map((n) => `  ${n.what}: ${escapeTerminal(n.why)}`));
   return `${lines.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
-import type { Probe } from '../types.js';
+import { catalogued } from '../catalog.js';
+import type { AuditProbe } from '../types.js';
 import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
 import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
 import { clientAssertionReplayProbe } from './client-assertion-replay.js';
@@ -42,7 +43,7 @@ import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
-export const PROBES: readonly Probe[] = [
+export const PROBES: readonly AuditProbe[] = [
   flowProbe,
   stateProbe,
   issProbe,
@@ -84,4 +85,4 @@ export const PROBES: readonly Probe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
-];
+].map(catalogued);
