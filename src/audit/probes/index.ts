@@ -41,6 +41,7 @@ import { tlsProbe } from './tls.js';
 import { tokenNoStoreProbe } from './token-no-store.js';
 import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
+import { JWT_PROBES } from './jwt/index.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly AuditProbe[] = [
@@ -85,4 +86,5 @@ export const PROBES: readonly AuditProbe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
+  ...JWT_PROBES,
 ].map(catalogued);
