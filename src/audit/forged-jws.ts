@@ -36,6 +36,31 @@ function signWith(client: ClientCredentials, alg: string, input: string): Buffer
   return signAsymmetric(key, alg, input);
 }
 
+/** A JWS compact serialisation signed with `key` as `alg` says, whatever the header claims. */
+export function signCompact(header: Record<string, unknown>, claims: Record<string, unknown>, key: KeyObject, alg: string): string {
+  const input = `${b64(header)}.${b64(claims)}`;
+  return `${input}.${signAsymmetric(key, alg, input).toString('base64url')}`;
+}
+
+/** The same, with a signature that does not verify (its first bit flipped). */
+export function withBrokenSignature(jws: string): string {
+  const dot = jws.lastIndexOf('.');
+  const signature = Buffer.from(jws.slice(dot + 1), 'base64url');
+  signature[0] = (signature[0] ?? 0) ^ 1;
+  return `${jws.slice(0, dot + 1)}${signature.toString('base64url')}`;
+}
+
+/** An unsigned JWS (alg none, RFC 7519 §6). */
+export function unsecured(header: Record<string, unknown>, claims: Record<string, unknown>): string {
+  return `${b64({ ...header, alg: 'none' })}.${b64(claims)}.`;
+}
+
+/** HS256 over the header and claims with `secret`. */
+export function hmacSigned(header: Record<string, unknown>, claims: Record<string, unknown>, secret: string): string {
+  const input = `${b64({ ...header, alg: 'HS256' })}.${b64(claims)}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+}
+
 function signAsymmetric(key: KeyObject, alg: string, input: string): Buffer {
   const data = Buffer.from(input);
   if (alg === 'EdDSA') return sign(null, data, key);
@@ -60,7 +85,7 @@ export function forgeJwt(client: ClientCredentials, claims: Record<string, unkno
   };
   switch (forgery) {
     case 'alg-none':
-      return `${b64({ alg: 'none', typ })}.${b64(claims)}.`;
+      return unsecured({ typ }, claims);
     case 'hs256-public-key': {
       const key = client.signingKey?.key;
       if (key === undefined) throw new TypeError('algorithm confusion needs the client public key');
@@ -68,22 +93,14 @@ export function forgeJwt(client: ClientCredentials, claims: Record<string, unkno
       const input = `${b64({ alg: 'HS256', typ, ...(kid !== undefined && { kid }) })}.${b64(claims)}`;
       return `${input}.${createHmac('sha256', pem).update(input).digest('base64url')}`;
     }
-    case 'bad-signature': {
-      const jwt = own({ alg, typ, ...(kid !== undefined && { kid }) });
-      const dot = jwt.lastIndexOf('.');
-      const signature = Buffer.from(jwt.slice(dot + 1), 'base64url');
-      signature[0] = (signature[0] ?? 0) ^ 1;
-      return `${jwt.slice(0, dot + 1)}${signature.toString('base64url')}`;
-    }
+    case 'bad-signature':
+      return withBrokenSignature(own({ alg, typ, ...(kid !== undefined && { kid }) }));
     case 'jwk-header': {
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const input = `${b64({ alg: 'ES256', typ, jwk: publicKey.export({ format: 'jwk' }), ...(kid !== undefined && { kid }) })}.${b64(claims)}`;
-      return `${input}.${signAsymmetric(privateKey, 'ES256', input).toString('base64url')}`;
+      return signCompact({ alg: 'ES256', typ, jwk: publicKey.export({ format: 'jwk' }), ...(kid !== undefined && { kid }) }, claims, privateKey, 'ES256');
     }
-    case 'kid-injection': {
-      const input = `${b64({ alg: 'HS256', typ, kid: '../../../../../../../dev/null' })}.${b64(claims)}`;
-      return `${input}.${createHmac('sha256', '').update(input).digest('base64url')}`;
-    }
+    case 'kid-injection':
+      return hmacSigned({ typ, kid: '../../../../../../../dev/null' }, claims, '');
     case 'crit':
       return own({ alg, typ, ...(kid !== undefined && { kid }), crit: ['urn:oauthctl:audit:unknown'], 'urn:oauthctl:audit:unknown': true });
   }

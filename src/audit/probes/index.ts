@@ -42,6 +42,7 @@ import { tokenNoStoreProbe } from './token-no-store.js';
 import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
 import { JWT_PROBES } from './jwt/index.js';
+import { DPOP_PROBES } from './dpop/index.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly AuditProbe[] = [
@@ -87,4 +88,5 @@ export const PROBES: readonly AuditProbe[] = [
   tokenNoStoreProbe,
   errorFormatProbe,
   ...JWT_PROBES,
+  ...DPOP_PROBES,
 ].map(catalogued);

@@ -7,7 +7,7 @@ import { auditJson, statusesOf } from './helpers.js';
 
 let server: WeakenedMock;
 beforeAll(async () => {
-  server = await startWeakenedMock(await loadMockConfig('fixtures/mock/modern.jsonc'));
+  server = await startWeakenedMock(await loadMockConfig('fixtures/audit/depth.json'));
 });
 afterAll(() => server.close());
 
