@@ -43,6 +43,8 @@ import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
 import { JWT_PROBES } from './jwt/index.js';
 import { DPOP_PROBES } from './dpop/index.js';
+import { METADATA_PROBES } from './metadata/index.js';
+import { TOKEN_PROBES } from './tokens/index.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly AuditProbe[] = [
@@ -87,6 +89,8 @@ export const PROBES: readonly AuditProbe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
+  ...METADATA_PROBES,
+  ...TOKEN_PROBES,
   ...JWT_PROBES,
   ...DPOP_PROBES,
 ].map(catalogued);

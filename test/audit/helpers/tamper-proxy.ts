@@ -122,3 +122,25 @@ export function codeRedirect(req: SeenRequest, redirectUri = 'http://127.0.0.1/c
 
 /** The form of a POST body. */
 export const form = (req: SeenRequest) => new URLSearchParams(req.body);
+
+/** A weakness that changes the JSON answers of the paths `match` accepts (200 only). */
+export function rewriteJson(match: (req: SeenRequest) => boolean, change: (json: Record<string, unknown>, req: SeenRequest) => void): Weakness {
+  return {
+    rewrite: (req, res) => {
+      if (!match(req) || res.status !== 200) return res;
+      const json = JSON.parse(res.body) as Record<string, unknown>;
+      change(json, req);
+      return { ...res, body: JSON.stringify(json) };
+    },
+  };
+}
+
+/** A JWT with its header or claims changed (the signature kept, so no longer valid: for probes that only read). */
+export function editJwt(jwt: string, change: (header: Record<string, unknown>, claims: Record<string, unknown>) => void): string {
+  const [h = '', c = '', s = ''] = jwt.split('.');
+  const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as Record<string, unknown>;
+  const claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as Record<string, unknown>;
+  change(header, claims);
+  const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return `${enc(header)}.${enc(claims)}.${s}`;
+}
