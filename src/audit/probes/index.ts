@@ -43,6 +43,10 @@ import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
 import { JWT_PROBES } from './jwt/index.js';
 import { DPOP_PROBES } from './dpop/index.js';
+import { AUTHORIZATION_ENDPOINT_PROBES } from './authorization-endpoint/index.js';
+import { TOKEN_ENDPOINT_PROBES } from './token-endpoint/index.js';
+import { PKCE_PROBES } from './pkce/index.js';
+import { ID_TOKEN_PROBES } from './id-tokens/index.js';
 import { METADATA_PROBES } from './metadata/index.js';
 import { TOKEN_PROBES } from './tokens/index.js';
 
@@ -89,6 +93,10 @@ export const PROBES: readonly AuditProbe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
+  ...AUTHORIZATION_ENDPOINT_PROBES,
+  ...TOKEN_ENDPOINT_PROBES,
+  ...PKCE_PROBES,
+  ...ID_TOKEN_PROBES,
   ...METADATA_PROBES,
   ...TOKEN_PROBES,
   ...JWT_PROBES,
