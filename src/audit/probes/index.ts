@@ -47,6 +47,12 @@ import { AUTHORIZATION_ENDPOINT_PROBES } from './authorization-endpoint/index.js
 import { TOKEN_ENDPOINT_PROBES } from './token-endpoint/index.js';
 import { PKCE_PROBES } from './pkce/index.js';
 import { ID_TOKEN_PROBES } from './id-tokens/index.js';
+import { CONCURRENCY_PROBES } from './concurrency/index.js';
+import { PAR_PROBES } from './par/index.js';
+import { DEVICE_PROBES } from './device/index.js';
+import { REVOCATION_PROBES } from './revocation/index.js';
+import { INTROSPECTION_PROBES } from './introspection/index.js';
+import { TLS_PROBES } from './tls/index.js';
 import { METADATA_PROBES } from './metadata/index.js';
 import { TOKEN_PROBES } from './tokens/index.js';
 
@@ -101,4 +107,10 @@ export const PROBES: readonly AuditProbe[] = [
   ...TOKEN_PROBES,
   ...JWT_PROBES,
   ...DPOP_PROBES,
+  ...PAR_PROBES,
+  ...DEVICE_PROBES,
+  ...REVOCATION_PROBES,
+  ...INTROSPECTION_PROBES,
+  ...CONCURRENCY_PROBES,
+  ...TLS_PROBES,
 ].map(catalogued);
