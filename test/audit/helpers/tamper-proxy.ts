@@ -123,11 +123,11 @@ export function codeRedirect(req: SeenRequest, redirectUri = 'http://127.0.0.1/c
 /** The form of a POST body. */
 export const form = (req: SeenRequest) => new URLSearchParams(req.body);
 
-/** A weakness that changes the JSON answers of the paths `match` accepts (200 only). */
+/** A weakness that changes the JSON answers of the paths `match` accepts (2xx only). */
 export function rewriteJson(match: (req: SeenRequest) => boolean, change: (json: Record<string, unknown>, req: SeenRequest) => void): Weakness {
   return {
     rewrite: (req, res) => {
-      if (!match(req) || res.status !== 200) return res;
+      if (!match(req) || res.status < 200 || res.status >= 300) return res;
       const json = JSON.parse(res.body) as Record<string, unknown>;
       change(json, req);
       return { ...res, body: JSON.stringify(json) };
