@@ -1,4 +1,5 @@
 import { catalogued } from '../catalog.js';
+import { DEPTH_PROBES } from './depth.js';
 import type { AuditProbe } from '../types.js';
 import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
 import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
@@ -41,20 +42,6 @@ import { tlsProbe } from './tls.js';
 import { tokenNoStoreProbe } from './token-no-store.js';
 import { tokenPostOnlyProbe } from './token-post-only.js';
 import { unknownParamsProbe } from './unknown-params.js';
-import { JWT_PROBES } from './jwt/index.js';
-import { DPOP_PROBES } from './dpop/index.js';
-import { AUTHORIZATION_ENDPOINT_PROBES } from './authorization-endpoint/index.js';
-import { TOKEN_ENDPOINT_PROBES } from './token-endpoint/index.js';
-import { PKCE_PROBES } from './pkce/index.js';
-import { ID_TOKEN_PROBES } from './id-tokens/index.js';
-import { CONCURRENCY_PROBES } from './concurrency/index.js';
-import { PAR_PROBES } from './par/index.js';
-import { DEVICE_PROBES } from './device/index.js';
-import { REVOCATION_PROBES } from './revocation/index.js';
-import { INTROSPECTION_PROBES } from './introspection/index.js';
-import { TLS_PROBES } from './tls/index.js';
-import { METADATA_PROBES } from './metadata/index.js';
-import { TOKEN_PROBES } from './tokens/index.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
 export const PROBES: readonly AuditProbe[] = [
@@ -99,18 +86,5 @@ export const PROBES: readonly AuditProbe[] = [
   tlsProbe,
   tokenNoStoreProbe,
   errorFormatProbe,
-  ...AUTHORIZATION_ENDPOINT_PROBES,
-  ...TOKEN_ENDPOINT_PROBES,
-  ...PKCE_PROBES,
-  ...ID_TOKEN_PROBES,
-  ...METADATA_PROBES,
-  ...TOKEN_PROBES,
-  ...JWT_PROBES,
-  ...DPOP_PROBES,
-  ...PAR_PROBES,
-  ...DEVICE_PROBES,
-  ...REVOCATION_PROBES,
-  ...INTROSPECTION_PROBES,
-  ...CONCURRENCY_PROBES,
-  ...TLS_PROBES,
+  ...DEPTH_PROBES,
 ].map(catalogued);

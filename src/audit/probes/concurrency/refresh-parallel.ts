@@ -23,7 +23,10 @@ export const refreshParallelProbe: AuditProbe = {
     const summary = raceSummary(exchanges);
     const rotated = successes.map((x) => (x.json as Record<string, unknown>).refresh_token).filter((r): r is string => typeof r === 'string' && r !== refreshToken);
     if (successes.length > 1 && rotated.length > 0) return fail(`${successes.length} of ${PARALLEL_REQUESTS} parallel refreshes got tokens (${summary})`);
-    if (successes.length > 1) return warn(`${successes.length} parallel refreshes succeeded, the refresh token not rotated (${summary})`);
+    // Without rotation a refresh token is reusable by design: bound by client authentication for a confidential client (RFC 9700 §4.14.2).
+    if (successes.length > 1 && !ctx.isPublicClient)
+      return pass(`not rotated, so all ${successes.length} succeeded (${summary}): the refresh token of a confidential client is bound by its authentication`);
+    if (successes.length > 1) return warn(`${successes.length} parallel refreshes succeeded, the refresh token of a public client not rotated (${summary}; see refresh-rotation)`);
     const newest = rotated[0];
     if (newest === undefined) return pass(`at most one success (${summary}); no rotated refresh token to check the family with`);
     const after = await ctx.token({ grant_type: 'refresh_token', refresh_token: newest });
