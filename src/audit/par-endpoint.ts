@@ -7,13 +7,3 @@ export function parEndpointOf(ctx: AuditContext): string {
   if (endpoint === undefined) throw new ProbeSkip('the server announces no pushed_authorization_request_endpoint (RFC 9126 section 5)');
   return endpoint;
 }
-
-/** The JSON object of a response body, or undefined. */
-export function jsonObject(body: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,6 @@
 import { freshTokens } from '../../fresh-tokens.js';
 import { describeResponse } from '../../outcomes.js';
-import { jsonObject } from '../../par-endpoint.js';
+import { jsonObject } from '../../json-body.js';
 import { managementEndpoint } from '../../token-management.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 

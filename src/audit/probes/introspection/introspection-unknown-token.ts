@@ -1,6 +1,6 @@
 import { postAuthenticated } from '../../../client/endpoint-request.js';
 import { describeResponse } from '../../outcomes.js';
-import { jsonObject } from '../../par-endpoint.js';
+import { jsonObject } from '../../json-body.js';
 import { managementEndpoint } from '../../token-management.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 

@@ -1,4 +1,5 @@
-import { parEndpointOf, jsonObject } from '../../par-endpoint.js';
+import { jsonObject } from '../../json-body.js';
+import { parEndpointOf } from '../../par-endpoint.js';
 import { describeResponse } from '../../outcomes.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
