@@ -64,7 +64,7 @@ describe('--only and --skip take probe ids and categories', () => {
     const ids = async (...args: string[]) => (JSON.parse((await cli('audit', '--list', '--json', ...args)).out) as { probes: { id: string }[] }).probes.map((p) => p.id);
     expect(await ids('--only', 'introspection,flow')).toEqual(['flow', 'introspection-unauthenticated', 'introspection-unknown-token']);
     expect(await ids('--only', 'tls')).toEqual(['tls']);
-    expect(await ids('--only', 'category:tls')).toEqual(['https-endpoints', 'tls', 'tls-hsts-max-age', 'tls-cookie-secure', 'tls-forward-secrecy']);
+    expect(await ids('--only', 'category:tls')).toEqual(['https-endpoints', 'tls', 'tls-hsts-max-age', 'tls-hsts-all-pages', 'tls-cookie-secure', 'tls-1-3', 'tls-forward-secrecy']);
     const skipped = await ids('--skip', 'jwt,dpop');
     expect(skipped.length).toBe(PROBES.filter((p) => p.category !== 'jwt' && p.category !== 'dpop').length);
   });
