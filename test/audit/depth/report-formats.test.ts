@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { run } from '../../../src/cli/main.js';
 import { PROBES } from '../../../src/audit/probes/index.js';
 import { PROBE_CATEGORIES } from '../../../src/audit/types.js';
@@ -95,6 +95,8 @@ describe('reports: SARIF, and what was not tested', () => {
       runs: { tool: { driver: { rules: { id: string; help: { text: string } }[] } }; results: { ruleId: string; level: string; ruleIndex: number }[] }[];
     };
     const ajv = new Ajv({ strict: false, allErrors: true });
+    // ajv-formats is CommonJS: under NodeNext its plugin is the default export's default.
+    const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync('test/fixtures/sarif/sarif-schema-2.1.0.json', 'utf8')) as object);
     expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
