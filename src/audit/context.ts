@@ -158,6 +158,11 @@ export class AuditContext {
     };
   }
 
+  /** The account the audit logs in with (the password grant probe offers it to the token endpoint). */
+  get credentials(): Credentials {
+    return this.setup.credentials;
+  }
+
   get isPublicClient(): boolean {
     return this.config.authMethod === 'none';
   }

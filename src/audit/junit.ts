@@ -35,6 +35,8 @@ export function toJUnitXml(report: AuditReport, suiteName: string, timestamp = n
       lines.push(`${open}>`, `      <system-out>WARNING: ${detail}</system-out>`, '    </testcase>');
     }
   }
+  // What the run left untested, so that a short run is not read as a clean bill.
+  if (summary.not_tested.length > 0) lines.push(`    <system-out>${xmlEscape(['Not tested:', ...summary.not_tested.map((n) => `${n.what}: ${n.why}`)].join('\n'))}</system-out>`);
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');
 }

@@ -27,5 +27,6 @@ export function toMarkdown(report: AuditReport, heading: string): string {
     '|---|---|---|---|',
     ...report.probes.map((p) => `| \`${p.id}\` | ${ICON[p.status]} | ${markdownCell(p.rfc)} | ${markdownCell(p.detail)} |`),
   ];
+  if (s.not_tested.length > 0) lines.push('', '### Not tested', '', '| probes | why |', '|---|---|', ...s.not_tested.map((n) => `| ${markdownCell(n.what)} | ${markdownCell(n.why)} |`));
   return `${lines.join('\n')}\n`;
 }

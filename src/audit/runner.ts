@@ -1,7 +1,7 @@
 import { CliError } from '../errors.js';
 import type { AuditContext } from './context.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
-import type { AuditReport, Probe, ProbeResult } from './types.js';
+import type { AuditProbe, AuditReport, NotTested, ProbeResult } from './types.js';
 
 export interface RunAuditOptions {
   /** Called as each probe finishes (progress on stderr). */
@@ -12,7 +12,7 @@ export interface RunAuditOptions {
  * Runs the probes in order. A probe that throws fails with the message (ProbeSkip skips it); when the
  * plain flow does not complete, the probes that need codes are skipped rather than failed again.
  */
-export async function runAudit(ctx: AuditContext, probes: readonly Probe[], options: RunAuditOptions = {}): Promise<AuditReport> {
+export async function runAudit(ctx: AuditContext, probes: readonly AuditProbe[], options: RunAuditOptions = {}): Promise<AuditReport> {
   const results: ProbeResult[] = [];
   let flowBroken: string | undefined;
   for (const probe of probes) {
@@ -30,7 +30,7 @@ export async function runAudit(ctx: AuditContext, probes: readonly Probe[], opti
       }
     }
     if (probe.id === 'flow' && status !== 'pass') flowBroken = 'the flow probe failed';
-    const result: ProbeResult = { id: probe.id, title: probe.title, status, rfc: probe.rfc, detail };
+    const result: ProbeResult = { id: probe.id, title: probe.title, status, rfc: probe.rfc, detail, category: probe.category, threat: probe.threat, remedy: probe.remedy };
     results.push(result);
     options.onResult?.(result);
   }
@@ -40,7 +40,22 @@ export async function runAudit(ctx: AuditContext, probes: readonly Probe[], opti
 export function summarize(results: readonly ProbeResult[]): AuditReport['summary'] {
   const summary = { pass: 0, fail: 0, warn: 0, skip: 0 };
   for (const r of results) summary[r.status]++;
-  return summary;
+  return { ...summary, not_tested: notTested(results) };
+}
+
+/**
+ * What the skipped probes left untested, one entry per reason: the probes that share it (a capability
+ * the server does not announce, no second client, no refresh token) are named together.
+ */
+export function notTested(results: readonly ProbeResult[]): NotTested[] {
+  const byReason = new Map<string, string[]>();
+  for (const r of results) {
+    if (r.status !== 'skip') continue;
+    const ids = byReason.get(r.detail);
+    if (ids) ids.push(r.id);
+    else byReason.set(r.detail, [r.id]);
+  }
+  return [...byReason].map(([why, ids]) => ({ what: ids.join(', '), why }));
 }
 
 function messageOf(err: unknown): string {

@@ -34,6 +34,8 @@ function summaryLines(report: AuditReport, color: boolean): string[] {
     ...(failed.length > 0 ? [`${paint('fail', 'Failed:')} ${failed.join(', ')}`] : []),
     ...(warned.length > 0 ? [`${paint('warn', 'Warnings:')} ${warned.join(', ')}`] : []),
     `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warning${s.warn === 1 ? '' : 's'}`) : '0 warnings'}, ${s.skip} skipped`,
+    // A short run is never a clean bill: what was not tested, and why.
+    ...(s.not_tested.length > 0 ? ['Not tested:', ...s.not_tested.map((n) => `  ${n.what}: ${escapeTerminal(n.why)}`)] : []),
   ];
 }
 

@@ -48,6 +48,16 @@ export interface Probe {
   run(ctx: AuditContext): Promise<ProbeOutcome>;
 }
 
+/**
+ * A probe as the audit runs and lists it: its category, threat and remedy are required. New probes
+ * declare these inline; the first rounds' modules get them from the catalog (src/audit/catalog.ts).
+ */
+export interface AuditProbe extends Probe {
+  category: ProbeCategory;
+  threat: string;
+  remedy: string;
+}
+
 /** A probe's row in the report (the contract's JSON shape). */
 export interface ProbeResult {
   id: string;
@@ -55,11 +65,20 @@ export interface ProbeResult {
   status: ProbeStatus;
   rfc: string;
   detail: string;
+  category: ProbeCategory;
+  threat: string;
+  remedy: string;
+}
+
+/** What a run left untested, and why (capability absent, no second client, no refresh token): a short run is no clean bill. */
+export interface NotTested {
+  what: string;
+  why: string;
 }
 
 export interface AuditReport {
   probes: ProbeResult[];
-  summary: Record<ProbeStatus, number>;
+  summary: Record<ProbeStatus, number> & { not_tested: NotTested[] };
 }
 
 export const pass = (detail: string): ProbeOutcome => ({ status: 'pass', detail });

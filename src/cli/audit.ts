@@ -31,10 +31,13 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   json?: boolean;
   junit?: string;
   markdown?: string;
+  sarif?: string;
+  list?: boolean;
 }
 
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
+  if (options.list) return listProbes(options, io);
   const account = resolveHeadlessOptions(options, io.env, 'audit');
   const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
@@ -95,6 +98,8 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     const suite = `oauthctl audit ${new URL(config.authorizationEndpoint).origin} ${config.clientId}`;
     if (options.junit !== undefined) await writeReport('--junit', options.junit, async () => (await import('../audit/junit.js')).toJUnitXml(report, suite));
     if (options.markdown !== undefined) await writeReport('--markdown', options.markdown, async () => (await import('../audit/markdown.js')).toMarkdown(report, suite));
+    // SARIF is meant to be uploaded (GitHub code scanning), so it is written for its owner only.
+    if (options.sarif !== undefined) await writeReport('--sarif', options.sarif, async () => (await import('../audit/sarif.js')).toSarif(report, config.authorizationEndpoint), 0o600);
     if (options.json) {
       printJson(io, { probes: report.probes, summary: report.summary });
     } else if (view.finish) {
@@ -127,22 +132,42 @@ async function terminalView(options: AuditOptions, io: IO, probes: readonly { id
   return {};
 }
 
-/** --only (and its older name --probe) and --skip: probe ids, comma-separated or repeated; an unknown one is a usage error. */
-function selectProbes<T extends { id: string }>(all: readonly T[], only: readonly string[], skip: readonly string[]): readonly T[] {
-  const ids = (list: readonly string[]) =>
+/** `audit --list [--json]`: every probe with its category, threat and title; nothing is sent anywhere. */
+async function listProbes(options: AuditOptions, io: IO): Promise<number> {
+  const [{ PROBES }, { probeListing, formatProbeList }, { printJson }] = await Promise.all([import('../audit/probes/index.js'), import('../audit/list.js'), import('../output/render.js')]);
+  const probes = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
+  if (options.json) printJson(io, { probes: probeListing(probes) });
+  else io.stdout.write(formatProbeList(probes));
+  return 0;
+}
+
+/**
+ * --only (and its older name --probe) and --skip: probe ids or categories, comma-separated or repeated.
+ * A name that is both (`tls`, `metadata`) means the probe; `category:NAME` always means the category.
+ * An unknown name is a usage error.
+ */
+export function selectProbes<T extends { id: string; category: string }>(all: readonly T[], only: readonly string[], skip: readonly string[]): readonly T[] {
+  const names = (list: readonly string[]) =>
     list
       .flatMap((w) => w.split(','))
       .map((w) => w.trim())
       .filter(Boolean);
-  const [wanted, unwanted] = [ids(only), ids(skip)];
-  const unknown = [...wanted, ...unwanted].filter((id) => !all.some((p) => p.id === id));
+  const [wanted, unwanted] = [names(only), names(skip)];
+  const categories = new Set(all.map((p) => p.category));
+  const ids = new Set(all.map((p) => p.id));
+  const categoryOf = (name: string) => (name.startsWith('category:') ? name.slice('category:'.length) : ids.has(name) ? undefined : name);
+  const unknown = [...wanted, ...unwanted].filter((name) => !ids.has(name) && !categories.has(categoryOf(name) ?? ''));
   if (unknown.length > 0) {
-    const names = all.map((p) => p.id);
-    const meant = [...new Set(unknown)].map((u) => suggestSimilar(u, names)).filter((n) => n !== undefined);
+    const known = [...ids, ...categories];
+    const meant = [...new Set(unknown)].map((u) => suggestSimilar(u, known)).filter((n) => n !== undefined);
     const guess = meant.length > 0 ? `did you mean ${meant.map((n) => JSON.stringify(n)).join(', ')}? ` : '';
-    throw new UsageError(`unknown probe ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`, `${guess}probes: ${names.join(', ')}`);
+    throw new UsageError(
+      `unknown probe or category ${[...new Set(unknown)].map((u) => JSON.stringify(u)).join(', ')}`,
+      `${guess}categories: ${[...categories].join(', ')}; \`oauthctl audit --list\` lists the probes`,
+    );
   }
-  return all.filter((p) => (wanted.length === 0 || wanted.includes(p.id)) && !unwanted.includes(p.id));
+  const named = (p: T, list: readonly string[]) => list.some((name) => (categoryOf(name) === undefined ? name === p.id : categoryOf(name) === p.category));
+  return all.filter((p) => (wanted.length === 0 || named(p, wanted)) && !named(p, unwanted));
 }
 
 function checkApiUrl(value: string | undefined): string | undefined {
@@ -187,10 +212,10 @@ async function findMetadata(http: HttpClient, config: FlowConfig, renderer: Rend
   return { ...(given ? { issuer: asked } : {}), lookup };
 }
 
-async function writeReport(flag: string, file: string, render: () => Promise<string>): Promise<void> {
+async function writeReport(flag: string, file: string, render: () => Promise<string>, mode = 0o644): Promise<void> {
   const [text, { writeFileAtomic }] = await Promise.all([render(), import('../store/atomic-file.js')]);
   try {
-    await writeFileAtomic(file, text, { mode: 0o644, dirMode: 0o755 });
+    await writeFileAtomic(file, text, { mode, dirMode: 0o755 });
   } catch (err) {
     throw new UsageError(`cannot write ${flag} ${JSON.stringify(file)}: ${(err as Error).message}`, 'give a path in a writable directory');
   }
@@ -204,16 +229,18 @@ export function register(program: Command, io: IO): void {
   addCredentialOptions(cmd)
     .option('--second-client-id <ID>', 'another registered client, for the code-to-client binding probe')
     .option('--second-client-secret <S>', `its secret, if it is confidential (also ${SECOND_CLIENT_SECRET_ENV})`)
-    .option('--only <ID>', 'run only these probes (comma-separated or repeated)', collect)
+    .option('--list', 'list every probe (id, category, threat, title) and exit; with --json as JSON')
+    .option('--only <ID>', 'run only these probes or categories (comma-separated or repeated)', collect)
     .option('--probe <ID>', 'the same as --only', collect)
-    .option('--skip <ID>', 'leave these probes out (comma-separated or repeated)', collect)
+    .option('--skip <ID>', 'leave these probes or categories out (comma-separated or repeated)', collect)
     .option(
       '--api-url <URL>',
       'a protected resource that accepts the access tokens: code-single-use checks there that revoked tokens stop working, dpop-bound-as-bearer presents a DPoP-bound token there',
     )
-    .option('--json', 'print {"probes":[{"id","title","status","rfc","detail"}],"summary":{"pass","fail","warn","skip"}}')
+    .option('--json', 'print {"probes":[{"id","title","status","rfc","detail","category","threat","remedy"}],"summary":{"pass","fail","warn","skip","not_tested":[{"what","why"}]}}')
     .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
-    .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")');
+    .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")')
+    .option('--sarif <FILE>', 'also write the failures and warnings as SARIF 2.1.0 to FILE (mode 0600), for GitHub code scanning');
   addBrowserDriverOptions(cmd);
   addCommonOptions(cmd).addHelpText(
     'after',
@@ -221,6 +248,8 @@ export function register(program: Command, io: IO): void {
 Exit status: 1 when any probe fails, 0 otherwise (warnings and skips do not fail).
 
 Examples:
+  $ oauthctl audit --list
+  $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --only pkce,token-endpoint --sarif audit.sarif
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "photo offline_access" --username alice --password wonderland
   $ OAUTHCTL_PASSWORD="$PW" oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret "$SECRET" --scope photo --username alice --junit audit.xml
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json

@@ -11,18 +11,20 @@ import { framingProtection } from '../../src/audit/probes/framing.js';
 import { expectedAtHash } from '../../src/audit/probes/id-token.js';
 import { toMarkdown } from '../../src/audit/markdown.js';
 import { ProbeSkip } from '../../src/audit/probe-errors.js';
-import type { AuditReport, Probe } from '../../src/audit/types.js';
+import type { AuditProbe, AuditReport, Probe } from '../../src/audit/types.js';
 import type { AuditContext } from '../../src/audit/context.js';
 import { FlowError } from '../../src/errors.js';
 
+const META = { category: 'authorization-endpoint', threat: 'RFC 9700 §4.7', remedy: 'fix it' } as const;
+
 const report: AuditReport = {
   probes: [
-    { id: 'flow', title: 'flow completes', status: 'pass', rfc: 'RFC 6749 §4.1', detail: 'ok' },
-    { id: 'state', title: 'state', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a<b&c", got back "a"' },
-    { id: 'iss', title: 'iss', status: 'warn', rfc: 'RFC 9207 §2', detail: 'no iss' },
-    { id: 'x', title: 'x', status: 'skip', rfc: 'RFC 1', detail: 'only one client\u0000' },
+    { id: 'flow', title: 'flow completes', status: 'pass', rfc: 'RFC 6749 §4.1', detail: 'ok', ...META },
+    { id: 'state', title: 'state', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a<b&c", got back "a"', ...META },
+    { id: 'iss', title: 'iss', status: 'warn', rfc: 'RFC 9207 §2', detail: 'no iss', ...META },
+    { id: 'x', title: 'x', status: 'skip', rfc: 'RFC 1', detail: 'only one client\u0000', ...META },
   ],
-  summary: { pass: 1, fail: 1, warn: 1, skip: 1 },
+  summary: { pass: 1, fail: 1, warn: 1, skip: 1, not_tested: [{ what: 'x', why: 'only one client\u0000' }] },
 };
 
 describe('JUnit XML', () => {
@@ -45,8 +47,8 @@ describe('JUnit XML', () => {
 describe('Markdown', () => {
   it('one row per probe, with remote text escaped so that it renders as text', () => {
     const hostile: AuditReport = {
-      probes: [{ id: 'state', title: 't', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a|b", got <script>x</script> `c` \u001b[31m*bold*' }],
-      summary: { pass: 0, fail: 1, warn: 0, skip: 0 },
+      probes: [{ id: 'state', title: 't', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a|b", got <script>x</script> `c` \u001b[31m*bold*', ...META }],
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [] },
     };
     expect(toMarkdown(hostile, 'audit <x>').split('\n')).toEqual([
       '## audit &lt;x&gt;',
@@ -66,15 +68,16 @@ describe('table', () => {
     const plain = formatAuditTable(report, false);
     expect(plain.split('\n')[0]).toBe('PROBE  STATUS  RFC              DETAIL');
     expect(plain).toContain('state  FAIL    RFC 6749 §4.1.2  sent "a<b&c", got back "a"');
-    expect(plain.trimEnd().split('\n').pop()).toBe('1 passed, 1 failed, 1 warning, 1 skipped');
+    // What was not tested follows the summary, its reason escaped like every remote text.
+    expect(plain.trimEnd().split('\n').slice(-3)).toEqual(['1 passed, 1 failed, 1 warning, 1 skipped', 'Not tested:', '  x: only one client\\x00']);
     expect(plain).not.toContain('\u001b[');
     expect(formatAuditTable(report, true)).toContain('\u001b[');
   });
 
   it('shows remote text in a detail escaped, never raw on the terminal', () => {
     const hostile: AuditReport = {
-      probes: [{ id: 'iss', title: 'iss', status: 'fail', rfc: 'RFC 9207 §2', detail: 'iss="\u001b]0;pwned\u0007\u001b[2J"' }],
-      summary: { pass: 0, fail: 1, warn: 0, skip: 0 },
+      probes: [{ id: 'iss', title: 'iss', status: 'fail', rfc: 'RFC 9207 §2', detail: 'iss="\u001b]0;pwned\u0007\u001b[2J"', ...META }],
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [] },
     };
     const plain = formatAuditTable(hostile, false);
     expect(plain).not.toContain('\u001b');
@@ -84,7 +87,7 @@ describe('table', () => {
 });
 
 describe('runner', () => {
-  const probe = (id: string, run: Probe['run'], needsFlow = true): Probe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run });
+  const probe = (id: string, run: Probe['run'], needsFlow = true): AuditProbe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run, ...META });
   const ctx = {} as AuditContext;
 
   it('turns exceptions into fail or skip, and skips the flow-dependent probes after a failed flow', async () => {
@@ -125,7 +128,16 @@ describe('runner', () => {
     ]);
     expect(seen).toEqual(['flow', 'needs-flow', 'standalone', 'crash']);
     expect(result.summary).toEqual(summarize(result.probes));
-    expect(result.summary).toEqual({ pass: 0, fail: 2, warn: 0, skip: 2 });
+    expect(result.summary).toEqual({
+      pass: 0,
+      fail: 2,
+      warn: 0,
+      skip: 2,
+      not_tested: [
+        { what: 'needs-flow', why: 'needs a working flow (the flow probe failed)' },
+        { what: 'standalone', why: 'not here' },
+      ],
+    });
   });
 });
 

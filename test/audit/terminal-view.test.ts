@@ -88,7 +88,16 @@ describe('oauthctl audit with stdout on a terminal', () => {
 describe('a verdict', () => {
   it('shows remote text in its detail escaped, wrapped under it', () => {
     const text = formatVerdict(
-      { id: 'iss', title: 'iss', status: 'fail', rfc: 'RFC 9207 §2', detail: 'the server said "\u001b]0;pwned\u0007\u001b[2J" and then a great many more words than fit' },
+      {
+        id: 'iss',
+        title: 'iss',
+        status: 'fail',
+        rfc: 'RFC 9207 §2',
+        category: 'authorization-endpoint',
+        threat: 'RFC 9700 §4.4',
+        remedy: 'send iss',
+        detail: 'the server said "\u001b]0;pwned\u0007\u001b[2J" and then a great many more words than fit',
+      },
       5,
       40,
       false,

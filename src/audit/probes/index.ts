@@ -1,4 +1,6 @@
-import type { Probe } from '../types.js';
+import { catalogued } from '../catalog.js';
+import { DEPTH_PROBES } from './depth.js';
+import type { AuditProbe } from '../types.js';
 import { tokenExchangeTypeProbe } from './token-exchange-type.js';
 import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
 import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
@@ -54,7 +56,7 @@ import { maxAgeReauthProbe } from './max-age-reauth.js';
 import { idTokenHintOtherUserProbe } from './id-token-hint-other-user.js';
 
 /** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
-export const PROBES: readonly Probe[] = [
+export const PROBES: readonly AuditProbe[] = [
   flowProbe,
   stateProbe,
   issProbe,
@@ -109,4 +111,5 @@ export const PROBES: readonly Probe[] = [
   tokenNoStoreProbe,
   errorFormatProbe,
   tokenExchangeTypeProbe,
-];
+  ...DEPTH_PROBES,
+].map(catalogued);

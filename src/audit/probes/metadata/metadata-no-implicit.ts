@@ -1,0 +1,18 @@
+import { listOf, metadataDocument } from '../../metadata-document.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
+
+/** RFC 9700 section 2.1.2: response types that put tokens in the front channel are not offered. */
+export const metadataNoImplicitProbe: AuditProbe = {
+  id: 'metadata-no-implicit',
+  title: 'the metadata offers no response type that issues tokens in the front channel',
+  rfc: 'RFC 9700 §2.1.2',
+  category: 'metadata',
+  threat: 'RFC 9700 §4.3.2 (access token leakage in the browser history); RFC 9700 §2.1.2',
+  remedy: 'Remove token and id_token token from response_types_supported (and turn off the implicit grant).',
+  async run(ctx) {
+    const types = listOf(metadataDocument(ctx), 'response_types_supported') ?? [];
+    const implicit = types.filter((t) => t.split(' ').includes('token'));
+    if (implicit.length > 0) return fail(`response_types_supported lists ${implicit.map((t) => JSON.stringify(t)).join(', ')}`);
+    return pass(`response_types_supported: ${types.join(', ') || '(none listed)'}`);
+  },
+};
