@@ -394,7 +394,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const code = await new Promise<number | null>((resolve) => audit.once('exit', resolve));
       expect(stdout).toMatch(/flow +PASS/);
       expect(code).toBe(0);
-      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="45" failures="0"/);
+      expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oauthctl audit" tests="46" failures="0"/);
     } finally {
       server.kill('SIGTERM');
     }

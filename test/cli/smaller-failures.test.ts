@@ -63,7 +63,7 @@ describe('the smaller failures, explained', () => {
   it('audit --only with a mistyped probe name suggests the nearest one', async () => {
     const r = await cli('audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--username', 'alice', '--password', 'wonderland', '--only', 'pkce-requird');
     expect(r.code).toBe(2);
-    expect(failure(r.err)).toMatch(/^oauthctl: error: unknown probe "pkce-requird" \(did you mean "pkce-required"\? probes: flow, /);
+    expect(failure(r.err)).toMatch(/^oauthctl: error: unknown probe or category "pkce-requird" \(did you mean "pkce-required"\? categories: authorization-endpoint, /);
     const far = await cli('audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--username', 'alice', '--password', 'wonderland', '--only', 'zzzzzz');
     expect(failure(far.err)).not.toContain('did you mean');
   });

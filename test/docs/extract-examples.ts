@@ -58,6 +58,16 @@ export function extractHelpExamples(source: string, help: string): ExampleBlock[
     if (line.trim() === '') break;
     lines.push(line.replace(/^\s*\$ /, ''));
   }
-  const examples = joinContinuations(lines).filter(runsOauthctl);
+  // The help puts a long example's comment (`# exits 1: ...`) on lines of its own above it: it goes back on the example.
+  const examples: string[] = [];
+  let comment = '';
+  for (const line of joinContinuations(lines)) {
+    const text = line.trim();
+    if (text.startsWith('#')) comment = comment ? `${comment} ${text.replace(/^#\s*/, '')}` : text;
+    else if (runsOauthctl(line)) {
+      examples.push(comment ? `${line}  ${comment}` : line);
+      comment = '';
+    }
+  }
   return examples.length > 0 ? [{ source, examples }] : [];
 }

@@ -44,6 +44,7 @@ import { resourceInsufficientScopeProbe } from './resource-insufficient-scope.js
 import { resourceMetadataMatchProbe } from './resource-metadata-match.js';
 import { resourceQueryTokenProbe } from './resource-query-token.js';
 import { resourceRevokedTokenProbe } from './resource-revoked-token.js';
+import { resourceExpiredTokenProbe } from './resource-expired-token.js';
 import { resourceServersProbe } from './resource-servers.js';
 import { stateProbe } from './state.js';
 import { tlsProbe } from './tls.js';
@@ -106,6 +107,7 @@ export const PROBES: readonly AuditProbe[] = [
   resourceInsufficientScopeProbe,
   resourceQueryTokenProbe,
   resourceRevokedTokenProbe,
+  resourceExpiredTokenProbe,
   httpsEndpointsProbe,
   tlsProbe,
   tokenNoStoreProbe,

@@ -1,4 +1,5 @@
 import { endSessionEndpoint, NO_END_SESSION } from '../sessions.js';
+import type { AuditContext } from '../context.js';
 import { fail, pass, skip, warn, type Probe } from '../types.js';
 
 /**
@@ -25,10 +26,24 @@ export const promptNoneLoginRequiredProbe: Probe = {
     const target = new URL(location, front.url);
     if (!target.href.startsWith(ctx.redirectUri.replace(/\/+$/, ''))) return skip(`the server sent the browser to ${target.origin}${target.pathname}, not to the client`);
     const params = target.searchParams;
-    if (params.has('code')) return fail('a code was issued with prompt=none although no one is signed in');
+    if (params.has('code')) {
+      // A test server that signs every browser in with no page at all (an auto-login mock) answers a code
+      // to any request: prompt=none then gets what a standing session would give, which is no weakness.
+      if (await signsInWithoutAPage(ctx)) return skip('the server signs a browser in with no page at all (a test server with auto-login): a code for prompt=none is what its standing session gives');
+      return fail('a code was issued with prompt=none although no one is signed in');
+    }
     const error = params.get('error');
     if (error === 'login_required') return pass('redirected to the client with error=login_required');
     if (error === 'interaction_required') return warn('redirected with error=interaction_required; login_required says more (section 3.1.2.6)');
     return fail(`redirected with ${error ? `error=${error}` : 'neither code nor error'}, not login_required`);
   },
 };
+
+/** Whether an ordinary authorization request, from a browser without cookies, is answered with a code straight away. */
+async function signsInWithoutAPage(ctx: AuditContext): Promise<boolean> {
+  const front = await ctx.frontChannelUrl(ctx.authorizationUrl({ pkce: ctx.usesPkce ? ctx.freshPkce() : null }));
+  if (front.kind !== 'url') return false;
+  const res = await ctx.http.request(front.url, { headers: { accept: 'text/html' } });
+  const location = res.headers.location;
+  return res.status >= 300 && res.status < 400 && location !== undefined && new URL(location, front.url).searchParams.has('code');
+}

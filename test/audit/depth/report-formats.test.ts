@@ -40,7 +40,7 @@ describe('audit --list', () => {
     for (const p of probes) {
       expect(Object.keys(p).sort()).toEqual(['category', 'id', 'remedy', 'spec', 'threat', 'title']);
       expect(PROBE_CATEGORIES).toContain(p.category);
-      expect(p.threat).toMatch(/RFC \d+|OIDC/);
+      expect(p.threat).toMatch(/RFC \d+|OIDC|OpenID Connect/);
       expect(p.remedy).not.toContain('\n');
     }
     // Every category of the issue has probes (protected-resource and sessions come from other branches).
