@@ -78,7 +78,10 @@ const traces: { name: string; file: string }[] = [];
 /** Runs a command with --trace into a new file; checks the file is a valid HAR, 0600. */
 async function traced(name: string, args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string; har: Har; file: string }> {
   const file = join(home, `${name}.har`);
-  const r = await runCli([...args, '--trace', file], { ...env, ...extraEnv });
+  // Before a `--` that ends the options (a token may begin with a dash), else at the end.
+  const end = args.indexOf('--');
+  const withTrace = end < 0 ? [...args, '--trace', file] : [...args.slice(0, end), '--trace', file, ...args.slice(end)];
+  const r = await runCli(withTrace, { ...env, ...extraEnv });
   collectSecretsFromJson(r.stdout);
   collectSecretsFromMock();
   expect(existsSync(file), `${name}: ${r.stderr}`).toBe(true);
@@ -155,11 +158,11 @@ describe('--trace FILE records every exchange as HAR 1.2', () => {
     const userinfo = await traced('userinfo', ['userinfo', '--issuer', mock.issuer, '--client-id', 'photo-web']);
     expect(userinfo.code, userinfo.stderr).toBe(0);
     expect(steps(userinfo.har)).toContain('client userinfo');
-    expect((await traced('introspect', ['introspect', tokens.access_token!, ...SERVICE()])).code).toBe(0);
+    expect((await traced('introspect', ['introspect', ...SERVICE(), '--', tokens.access_token!])).code).toBe(0);
     const call = await traced('call', ['call', `${mock.authUrl}/api/photos`, '--issuer', mock.issuer, '--client-id', 'photo-web']);
     expect(call.code, call.stderr).toBe(0);
     expect(steps(call.har)).toContain('client resource');
-    expect((await traced('revoke', ['revoke', tokens.refresh_token!, ...SERVICE()])).code).toBe(0);
+    expect((await traced('revoke', ['revoke', ...SERVICE(), '--', tokens.refresh_token!])).code).toBe(0);
     const logout = await traced('logout', ['logout', '--issuer', mock.issuer, '--client-id', 'photo-web', '--client-secret', 'photo-web-secret']);
     expect(logout.code, logout.stderr).toBe(0);
     expect(steps(logout.har)).toContain('client revocation');
