@@ -154,6 +154,18 @@ export async function createBrowserNavigator(options: { browserPath?: string | u
     },
     async navigate(authorizationUrl, opts) {
       page ??= await context.newPage();
+      // A late navigation of the last walk (an app's location.assign that fired after it ended) must not
+      // land in this one: the page leaves for about:blank first, while the route still refuses everything.
+      current = undefined;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (
+          await page.goto('about:blank').then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
+      }
       const state: NavigatorWalk = { page, redirectUri: opts.redirectUri, stopBefore: opts.stopBefore, trace: opts.trace ?? (() => undefined), status: 0 };
       current = state;
       try {

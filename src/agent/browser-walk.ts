@@ -29,6 +29,24 @@ const IDLE_WAIT_MS = 2_000;
 const POLL_MS = 50;
 
 /**
+ * page.goto(start). An app that navigates on its own as soon as it loads (location.assign) cuts the
+ * goto short: the walk goes on from where it went. A navigation to about:blank still under way from
+ * between two walks cuts it short too: then it is tried again, a few times.
+ */
+async function openStart(page: Page, start: string): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.goto(start);
+    } catch (err) {
+      if (!/interrupted by another navigation/.test(String(err))) throw err;
+      await page.waitForLoadState('load').catch(() => undefined);
+      if (/^https?:/.test(page.url())) return undefined;
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
+/**
  * Opens `start` and walks the server's pages in the browser, as a person would: an HTML form the
  * headless agent understands is filled and submitted with clicks and typing (decidePageAction on the
  * rendered DOM); any other page is read as rendered (decideRenderedAction: visible fields, the visible
@@ -39,7 +57,7 @@ export async function walk(page: Page, start: string, options: WalkOptions): Pro
   const { timeout, trace } = options;
   const step = (act: () => Promise<unknown>) => actAndSettle(page, options, act);
   page.setDefaultTimeout(timeout);
-  await step(() => page.goto(start));
+  await step(() => openStart(page, start));
   let passwordSentAt: string | undefined;
   /** Waits for a script to redraw the page: after a sign-in (once), on a page with nothing to do yet (a few times). */
   let loginWaits = 0;
