@@ -86,7 +86,25 @@ const freePort = () =>
     });
   });
 
+/** The README's very first shell blocks, before any section: the set-up, then the first run. */
+function topBlocks(text: string): string[][] {
+  const top = text.slice(0, text.indexOf('\n## '));
+  return [...top.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter((l) => l !== ''),
+  );
+}
+
 describe("the README's first lines, in a fresh clone", () => {
+  it('open with the two set-up commands (install and build; test), then `oauthctl demo`: the same as the Install section, and the test command CI runs', () => {
+    const [first = [], then = []] = topBlocks(readme);
+    expect(first).toEqual([setUp.join(' && '), 'npm test']);
+    expect(then).toEqual(firstRun);
+    expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toMatch(/\bnpm test\n/);
+  });
+
   it('are two set-up commands, then `oauthctl demo`, then the mock and a login', () => {
     expect(setUp).toEqual(['npm install', 'npm link']);
     expect(firstRun).toEqual(['oauthctl demo']);
