@@ -154,7 +154,8 @@ describe('--trace FILE records every exchange as HAR 1.2', () => {
   }, 30_000);
 
   it('refresh, userinfo, introspect, call, revoke, logout', async () => {
-    expect((await traced('refresh', ['refresh', ...WEB(), '--refresh-token', tokens.refresh_token!, '--json'])).code).toBe(0);
+    const refreshed = await traced('refresh', ['refresh', ...WEB(), '--refresh-token', tokens.refresh_token!, '--json']);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
     const userinfo = await traced('userinfo', ['userinfo', '--issuer', mock.issuer, '--client-id', 'photo-web']);
     expect(userinfo.code, userinfo.stderr).toBe(0);
     expect(steps(userinfo.har)).toContain('client userinfo');
