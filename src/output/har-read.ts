@@ -1,4 +1,4 @@
-import { stepOf, type FlowStep, type HarActor, type HarNameValue } from './har.js';
+import { FLOW_STEPS, HAR_ACTORS, stepOf, type FlowStep, type HarActor, type HarNameValue } from './har.js';
 
 /**
  * A HAR file read for `oauthctl trace`: it may come from anyone (a user sends it to a support desk),
@@ -37,26 +37,8 @@ const MAX_ENTRIES = 5000;
 const MAX_HEADERS = 200;
 const MAX_TEXT = 256 * 1024;
 const MAX_SHORT = 8 * 1024;
-const ACTORS: ReadonlySet<string> = new Set(['client', 'user-agent', 'listener']);
-const STEPS: ReadonlySet<string> = new Set([
-  'discovery',
-  'jwks',
-  'par',
-  'authorization',
-  'login',
-  'callback',
-  'token',
-  'refresh',
-  'client-credentials',
-  'token-exchange',
-  'device-authorization',
-  'registration',
-  'introspection',
-  'revocation',
-  'userinfo',
-  'end-session',
-  'resource',
-]);
+const ACTORS: ReadonlySet<string> = new Set(HAR_ACTORS);
+const STEPS: ReadonlySet<string> = new Set(FLOW_STEPS);
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

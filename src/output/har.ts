@@ -5,7 +5,8 @@
  */
 
 /** Who sent a request: the client itself, the user agent (browser side), or the loopback listener's view of the redirect. */
-export type HarActor = 'client' | 'user-agent' | 'listener';
+export const HAR_ACTORS = ['client', 'user-agent', 'listener'] as const;
+export type HarActor = (typeof HAR_ACTORS)[number];
 
 /** One exchange as it happened, nothing redacted yet. */
 export interface RecordedExchange {
@@ -47,25 +48,27 @@ export class HarRecorder {
   }
 }
 
-/** The step of an OAuth flow an exchange was: what the trace view and `--check` read. */
-export type FlowStep =
-  | 'discovery'
-  | 'jwks'
-  | 'par'
-  | 'authorization'
-  | 'login'
-  | 'callback'
-  | 'token'
-  | 'refresh'
-  | 'client-credentials'
-  | 'token-exchange'
-  | 'device-authorization'
-  | 'registration'
-  | 'introspection'
-  | 'revocation'
-  | 'userinfo'
-  | 'end-session'
-  | 'resource';
+/** The steps of an OAuth flow an exchange can be: what the trace view and `--check` read. */
+export const FLOW_STEPS = [
+  'discovery',
+  'jwks',
+  'par',
+  'authorization',
+  'login',
+  'callback',
+  'token',
+  'refresh',
+  'client-credentials',
+  'token-exchange',
+  'device-authorization',
+  'registration',
+  'introspection',
+  'revocation',
+  'userinfo',
+  'end-session',
+  'resource',
+] as const;
+export type FlowStep = (typeof FLOW_STEPS)[number];
 
 export interface HarOauthctlFields {
   actor: HarActor;

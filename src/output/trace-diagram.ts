@@ -1,26 +1,12 @@
+import { FLOW_STEPS } from './har.js';
 import { requestParams, responseParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { REQUEST_PARAMS, RESPONSE_PARAMS, type Lifeline, type SequenceDiagram, type SequenceMessage } from './sequence-diagram.js';
 
 const MAX_LIFELINES = 8;
 const OTHERS = 'other servers';
 
-const SERVER_STEPS = new Set([
-  'discovery',
-  'jwks',
-  'par',
-  'authorization',
-  'login',
-  'token',
-  'refresh',
-  'client-credentials',
-  'token-exchange',
-  'device-authorization',
-  'registration',
-  'introspection',
-  'revocation',
-  'userinfo',
-  'end-session',
-]);
+/** The steps that go to an authorization server: all but the listener's callback and a resource's call. */
+const SERVER_STEPS: ReadonlySet<string> = new Set(FLOW_STEPS.filter((step) => step !== 'callback' && step !== 'resource'));
 
 /** The exchanges drawn: a redirect the headless agent delivered is drawn once, as the listener saw it. */
 export function drawnEntries(file: TraceFile): { entry: TraceEntry; index: number }[] {
