@@ -60,7 +60,8 @@ const contenders = {
   },
 };
 
-const names = Object.keys(contenders);
+// BENCH_FIXTURE_ONLY=ours,theirs: some of the contenders (to see how one affects another's figures).
+const names = process.env.BENCH_FIXTURE_ONLY ? process.env.BENCH_FIXTURE_ONLY.split(',') : Object.keys(contenders);
 const times = Object.fromEntries(names.map((n) => [n, []]));
 const cpu = Object.fromEntries(names.map((n) => [n, []]));
 for (const n of names) await contenders[n]();

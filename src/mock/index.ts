@@ -251,6 +251,10 @@ interface IssuerSetup {
   stopSigning(): Promise<void>;
 }
 
+/** key-ring.js and jose, imported once per process: the first server waits for them, the next ones do not. */
+let keyRingModule: Promise<typeof import('./core/key-ring.js')> | undefined;
+const keyRing = () => (keyRingModule ??= import('./core/key-ring.js'));
+
 /** One issuer's state (configuration, stores, keys) and request listener. */
 function issuerState(config: MockConfig, options: MockServerOptions, host: string, name?: string): IssuerSetup {
   const clock = new MockClock(options.now);
@@ -268,7 +272,7 @@ function issuerState(config: MockConfig, options: MockServerOptions, host: strin
     clock,
     store: new MockStore(now, options.limits),
     // jose and the key generation stay off the start-up path; the first token waits for them.
-    keys: () => (keys ??= import('./core/key-ring.js').then((m) => m.KeyRing.create(config.signingAlg, now))),
+    keys: () => (keys ??= keyRing().then((m) => m.KeyRing.create(config.signingAlg, now))),
     queue: new MockQueue(),
     requests: new RequestLog(),
     endpoints: routeEndpoints(),

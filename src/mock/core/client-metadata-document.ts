@@ -2,7 +2,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from './config.js';
-import { sendOAuthError, type Exchange, type MockState } from './http.js';
+import { queryParams, sendOAuthError, type Exchange, type MockState } from './http.js';
 import { isLoopbackHost } from './loopback.js';
 import { errorPage, sendPage } from './pages.js';
 
@@ -168,7 +168,7 @@ export async function resolveFormClient(ex: Exchange, clientId: string | undefin
  */
 export function resolvingClientIdDocuments(handler: (ex: Exchange) => void | Promise<void>): (ex: Exchange) => Promise<void> {
   return async (ex) => {
-    const clientId = new URLSearchParams(ex.query).get('client_id');
+    const clientId = queryParams(ex).values.get('client_id');
     // A configured client whose id looks like a URL stays the configured one.
     if (namesDocument(ex.state, clientId)) {
       try {

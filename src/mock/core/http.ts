@@ -154,6 +154,15 @@ export function singleParams(text: string): { values: Map<string, string>; dupli
   return duplicate === undefined ? { values } : { values, duplicate };
 }
 
+const parsedQueries = new WeakMap<Exchange, ReturnType<typeof singleParams>>();
+
+/** singleParams of the request's query, parsed once per request (the authorization endpoint's wrapper reads it first). */
+export function queryParams(ex: Exchange): ReturnType<typeof singleParams> {
+  let parsed = parsedQueries.get(ex);
+  if (!parsed) parsedQueries.set(ex, (parsed = singleParams(ex.query)));
+  return parsed;
+}
+
 /**
  * The name-value pairs of application/x-www-form-urlencoded text, as the WHATWG URL standard parses
  * them: split on '&', then on the first '=', '+' is a space, percent-decoded as UTF-8. Text whose

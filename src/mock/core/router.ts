@@ -64,8 +64,15 @@ type Routes = Map<string, Partial<Record<string, LazyHandler>>>;
 const SESSION_PREFIX = '/_mock/sessions/';
 const SESSION_ROUTE = `${SESSION_PREFIX}{sid}`;
 
-/** Path -> method -> handler. */
-function routes(): Routes {
+/**
+ * Path -> method -> handler. One table for the process: a handler takes the issuer's state from the
+ * exchange, so every server and issuer shares the table, and a module loaded for one is loaded for all
+ * (a test's second fixture preloads nothing).
+ */
+let routeTable: Routes | undefined;
+const routes = (): Routes => (routeTable ??= buildRoutes());
+
+function buildRoutes(): Routes {
   const api = () => import('../endpoints/api.js');
   const authorize = () => import('../endpoints/authorize.js');
   const discovery = () => import('../endpoints/discovery.js');
@@ -184,14 +191,17 @@ function variableRoute(state: MockState, path: string, table: Routes): Partial<R
   return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }
 
+let endpointNames: ReadonlySet<string> | undefined;
+
 /** The endpoint names a fault may be queued for: those of the routes (`authorize`, `token`, `api`, ...). */
 export function routeEndpoints(): ReadonlySet<string> {
+  if (endpointNames) return endpointNames;
   const names = new Set<string>();
   for (const path of routes().keys()) {
     const name = endpointName(path);
     if (name !== undefined) names.add(name);
   }
-  return names;
+  return (endpointNames = names);
 }
 
 /** The admin API's own requests stay out of the request log it shows. */
@@ -219,7 +229,7 @@ function splitTarget(target: string, table: Routes): { path: string; query: stri
 export function createRequestListener(state: MockState, log?: (entry: MockLogEntry) => void): { listener: (req: IncomingMessage, res: ServerResponse) => void; preload: () => Promise<void> } {
   const table = routes();
   const preload = async () => {
-    for (const entry of table.values()) for (const h of Object.values(entry)) await h?.get();
+    for (const entry of table.values()) for (const h of Object.values(entry)) if (h && !h.handler) await h.get();
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();

@@ -1,7 +1,7 @@
 import { serverToken } from '../core/random-pool.js';
 import { checkAuthorization } from '../core/authorization-params.js';
 import type { MockClient } from '../core/config.js';
-import { errorDescription, redirect, singleParams, type Exchange } from '../core/http.js';
+import { errorDescription, queryParams, redirect, type Exchange } from '../core/http.js';
 import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
 import { redirectOrigin, withParams } from '../core/redirect-uri.js';
 import { sendFormPost } from '../core/form-post.js';
@@ -14,7 +14,7 @@ const INTERACTION_SECONDS = 600;
 
 /** GET /authorize (RFC 6749 section 4.1.1; PAR's request_uri, RFC 9126 section 4; request objects, RFC 9101). */
 export async function handleAuthorize(ex: Exchange): Promise<void> {
-  const { values, duplicate } = singleParams(ex.query);
+  const { values, duplicate } = queryParams(ex);
   const check = await checkAuthorization(ex, values, duplicate, false);
   if (check.kind === 'page') {
     if (check.clientId) ex.log.clientId = check.clientId;
