@@ -67,4 +67,20 @@ function loadCli(how = 'auto', bundle = BUNDLE) {
   return { cli: module.exports, script };
 }
 
-module.exports = { loadCli, bundleFor, codeCacheOf, BUNDLE, BUNDLES, TOKEN_BUNDLE };
+/**
+ * parse5 and tough-cookie, bundled apart (scripts/build-cli.mjs): the headless agent's page reading and
+ * cookie jar, loaded the first time it reads a page or keeps a cookie, once per process, with the code
+ * cache of their own bundle. scripts/code-cache.cjs loads them first with 'make-code-cache'.
+ */
+const PAGES_BUNDLE = join(DIST, 'oauthctl-pages.cjs');
+let pageLibraries;
+
+function loadPageLibraries(how = 'auto') {
+  pageLibraries ??= loadCli(how, PAGES_BUNDLE);
+  return pageLibraries.cli;
+}
+
+/** The page libraries' vm.Script when they were loaded from a code cache or made for one (scripts/code-cache.cjs). */
+const pageLibrariesScript = () => pageLibraries?.script;
+
+module.exports = { loadCli, bundleFor, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, TOKEN_BUNDLE, PAGES_BUNDLE };

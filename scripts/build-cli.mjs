@@ -39,8 +39,51 @@ const common = {
   // vm.Script's dynamic import callback on Node 20, and require() loads ES modules since Node 20.19.
   supported: { 'dynamic-import': false },
   // Loaded only by the commands that need them, and large: left as packages of their own.
-  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring', 'parse5', 'tough-cookie'],
+  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring'],
   logLevel: 'warning',
+};
+
+/**
+ * parse5 and tough-cookie (with tldts, the public suffix list, and entities) are what the headless agent
+ * loads when it first reads a page or keeps a cookie: bundled apart, in dist/oauthctl-pages.cjs with a
+ * code cache of its own, so that a login that reads pages pays neither for resolving and compiling some
+ * forty files of node_modules (parse5 is an ES module, compiled afresh on every run) nor, in the other
+ * commands, for carrying them. In the command bundles `parse5` and `tough-cookie` become modules that
+ * ask bin/load-cli.js for that bundle (once per process).
+ */
+const PAGE_LIBRARIES = { parse5: 'parse5', 'tough-cookie': 'toughCookie' };
+const pageLibrariesApart = {
+  name: 'page-libraries-apart',
+  setup(b) {
+    b.onResolve({ filter: /^(parse5|tough-cookie)$/ }, (args) => ({ path: args.path, namespace: 'page-libraries' }));
+    b.onResolve({ filter: /^\.\.\/bin\/load-cli\.js$/ }, (args) => (args.namespace === 'page-libraries' ? { path: args.path, external: true } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'page-libraries' }, (args) => ({
+      contents: `module.exports = require('../bin/load-cli.js').loadPageLibraries().${PAGE_LIBRARIES[args.path]};`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * tough-cookie tests every cookie domain against a regular expression for IPv6 addresses of some
+ * 2,500 characters, which V8 compiles on its first use: several milliseconds of a login's start-up for
+ * `127.0.0.1` or `localhost`. Every IPv6 address has a colon, so a domain without one is answered
+ * before the expression runs; the answers stay the same.
+ */
+const quickIpv6TestInToughCookie = {
+  name: 'quick-ipv6-test-in-tough-cookie',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]tough-cookie[\\/]dist[\\/]index\.c?js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const regex = 'var IP_V6_REGEX_OBJECT = new RegExp(`^${IP_V6_REGEX}$`);';
+      if (!source.includes(regex)) {
+        console.warn('build-cli: tough-cookie no longer declares IP_V6_REGEX_OBJECT as expected; its IPv6 test is left as it is');
+        return undefined;
+      }
+      const quick = 'var IP_V6_REGEX_FULL = new RegExp(`^${IP_V6_REGEX}$`);\nvar IP_V6_REGEX_OBJECT = { test: (s) => s.includes(":") && IP_V6_REGEX_FULL.test(s) };';
+      return { contents: source.replace(regex, () => quick), loader: 'js' };
+    });
+  },
 };
 
 /**
@@ -76,10 +119,16 @@ export const COMMANDS = commandTable((name) => {
 /** The bundles, by file, and the commands in each (scripts/code-cache.cjs warms each; bin/load-cli.js chooses). */
 const BUNDLES = JSON.parse(await readFile(join(root, 'bin', 'bundles.json'), 'utf8'));
 const entry = join(root, 'src', 'cli', 'bin.ts');
-await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander] });
+await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander, pageLibrariesApart] });
 for (const [file, names] of Object.entries(BUNDLES)) {
-  await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names)] });
+  await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names), pageLibrariesApart] });
 }
+await build({
+  ...common,
+  stdin: { contents: "export * as parse5 from 'parse5';\nexport * as toughCookie from 'tough-cookie';\n", resolveDir: root, loader: 'js', sourcefile: 'page-libraries.js' },
+  outfile: join(root, 'dist', 'oauthctl-pages.cjs'),
+  plugins: [quickIpv6TestInToughCookie],
+});
 
 // `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
 await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });

@@ -2,13 +2,13 @@
 // Runs commands in this process, so that their code is compiled, then writes the V8 code cache of each
 // bundle for bin/load-cli.js (used on Node 20; Node 22.1+ keeps a compile cache of its own).
 // The commands are the everyday ones: help, pkce, and a whole headless login (listener, headless agent,
-// token request, ID token checks, token cache) against the mock run from tsc's dist/ in this process, so
+// token request, ID token checks, token cache; parse5 and tough-cookie in a bundle of their own) against the mock run from tsc's dist/ in this process, so
 // that the mock's own code, which serve-mock compiles once for a long run, stays out of the cache. Each
 // smaller bundle runs those of them it has.
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { loadCli, codeCacheOf, BUNDLE, BUNDLES } = require('../bin/load-cli.js');
+const { loadCli, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, PAGES_BUNDLE } = require('../bin/load-cli.js');
 
 function commandsFor(authUrl) {
   const login = ['--auth-url', authUrl, '--client-id', 'photo-cli'];
@@ -45,8 +45,12 @@ async function makeCodeCaches() {
   try {
     const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
     const commands = commandsFor(mock.authUrl);
+    // The page libraries (parse5, tough-cookie) are loaded once for every bundle's warm-up: the headless
+    // logins read the mock's login and consent pages, so their cache holds the page reading's code.
+    loadPageLibraries('make-code-cache');
     for (const { bundle, names } of BUNDLES) await warmUpAndSave(bundle, commands.filter(hasCommand(names)), env);
     await warmUpAndSave(BUNDLE, commands, env);
+    writeFileSync(codeCacheOf(PAGES_BUNDLE), pageLibrariesScript().createCachedData());
   } finally {
     await mock.close();
     rmSync(home, { recursive: true, force: true });

@@ -24,11 +24,12 @@ type Question = prompts.PromptObject<string>;
 
 /** The raw options with what the user typed for a missing server, client id and scope. */
 export async function promptForMissingOptions(raw: FlowOptionsInput, io: IO, ctx: PromptContext): Promise<FlowOptionsInput> {
-  if (!canPrompt(io, ctx.json)) return raw;
   const needServer = raw.authUrl === undefined && raw.issuer === undefined && raw.authorizationEndpoint === undefined && raw.tokenEndpoint === undefined;
   const needClientId = raw.clientId === undefined || raw.clientId === '';
   const needScope = raw.scope === undefined || raw.scope.length === 0;
+  // Nothing missing: stdin is not even opened (creating process.stdin costs a command about a millisecond).
   if (!needServer && !needClientId && !needScope) return raw;
+  if (!canPrompt(io, ctx.json)) return raw;
 
   const { default: ask } = await import('prompts');
   const streams = { stdin: io.stdin, stdout: io.stderr };

@@ -29,9 +29,18 @@ export interface RecordedExchange {
   handoff?: boolean | undefined;
 }
 
-/** Now, in milliseconds since the epoch with a fraction: two exchanges that start in the same millisecond keep their order. */
+/** The epoch milliseconds of process.hrtime's zero, taken on first use. */
+let hrtimeZero: number | undefined;
+
+/**
+ * Now, in milliseconds since the epoch with a fraction: two exchanges that start in the same millisecond
+ * keep their order. From process.hrtime rather than `performance`, whose first use loads perf_hooks
+ * (a millisecond or two of every command that makes a request, trace or not).
+ */
 export function harClock(): number {
-  return performance.timeOrigin + performance.now();
+  const now = Number(process.hrtime.bigint()) / 1e6;
+  hrtimeZero ??= Date.now() - now;
+  return hrtimeZero + now;
 }
 
 export class HarRecorder {

@@ -79,6 +79,38 @@ describe('the bundled command line', () => {
     expect(JSON.parse(inBundle('oauthctl-fast.cjs', ['pkce', '--json']).stdout)).toMatchObject({ code_challenge_method: 'S256' });
   }, 120_000);
 
+  it('parse5 and tough-cookie come from their own bundle, with its code cache, loaded once per process', () => {
+    // The command bundles ask bin/load-cli.js for them instead of requiring the packages.
+    for (const name of ALL_BUNDLES) {
+      const source = readFileSync(join(ROOT, 'dist', name), 'utf8');
+      expect(source, name).not.toMatch(/require\("(parse5|tough-cookie)"\)/);
+    }
+    const loader = JSON.stringify(LOADER);
+    const r = node([
+      '-e',
+      `const l = require(${loader}); const libs = l.loadPageLibraries('code-cache');` +
+        `const doc = libs.parse5.parse('<form action="/login"><input name=username></form>');` +
+        `console.log(JSON.stringify({ rejected: l.pageLibrariesScript().cachedDataRejected, once: l.loadPageLibraries() === libs, parsed: doc.nodeName, jar: typeof libs.toughCookie.CookieJar }));`,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ rejected: false, once: true, parsed: '#document', jar: 'function' });
+  });
+
+  it('tough-cookie in the page bundle (its IPv6 test answered early for names without a colon) keeps cookies as the package does', () => {
+    const loader = JSON.stringify(LOADER);
+    const r = node([
+      '-e',
+      `const { CookieJar } = require(${loader}).loadPageLibraries('code-cache').toughCookie; const jar = new CookieJar();` +
+        `const set = (c, u) => { try { jar.setCookieSync(c, u); return 'kept'; } catch (e) { return 'refused'; } };` +
+        `const out = { v6: set('a=1; Path=/', 'http://[::1]:8080/login'), v4: set('b=2; Path=/', 'http://127.0.0.1:8080/login'), host: set('c=3; Domain=example.com', 'https://login.example.com/'), suffix: set('d=4; Domain=com', 'https://login.example.com/') };` +
+        `out.sentV6 = jar.getCookieStringSync('http://[::1]:8080/consent'); out.sentV4 = jar.getCookieStringSync('http://127.0.0.1:8080/consent'); out.sentSub = jar.getCookieStringSync('https://www.example.com/');` +
+        `console.log(JSON.stringify(out));`,
+    ]);
+    expect(r.stderr).toBe('');
+    // Domain=com is a public suffix (tldts): refused, as RFC 6265 section 5.3 step 5 says.
+    expect(JSON.parse(r.stdout)).toEqual({ v6: 'kept', v4: 'kept', host: 'kept', suffix: 'refused', sentV6: 'a=1', sentV4: 'b=2', sentSub: 'c=3' });
+  });
+
   it('bin/oauthctl.js sends every command to the bundle that has it: each one shows its help', () => {
     for (const name of [...Object.keys(SUMMARIES), 'completion']) {
       const r = node([BIN, name, '--help']);
