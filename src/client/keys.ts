@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: loaded when a key file is read, not by every command that loads this module.
+import { promises as fs } from 'node:fs';
 import type { JWK } from 'jose';
 import { UsageError } from '../errors.js';
 import { dpopJkt, type DpopKey } from '../oauth/dpop.js';
@@ -12,7 +13,7 @@ import type { ClientSigningKey } from '../oauth/token-request.js';
 export async function readPrivateKey(file: string, flag: string): Promise<{ key: KeyObject; jwk?: JWK }> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await fs.readFile(file, 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read ${flag} ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'give the path of a private key file (PEM or JWK)');
   }
@@ -107,7 +108,7 @@ export async function readClientCertificate(certFile: string | undefined, keyFil
   const read = async (file: string, flag: string, marker: RegExp) => {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await fs.readFile(file, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read ${flag} ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
