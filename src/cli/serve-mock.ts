@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -99,9 +99,9 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   }
 
   // The CA of --tls, in a file for NODE_EXTRA_CA_CERTS and curl --cacert; removed at exit.
-  const caDir = server.ca !== undefined ? await mkdtemp(join(tmpdir(), 'oauthctl-mock-ca-')) : undefined;
+  const caDir = server.ca !== undefined ? await fs.mkdtemp(join(tmpdir(), 'oauthctl-mock-ca-')) : undefined;
   const caFile = caDir !== undefined ? join(caDir, 'ca.pem') : undefined;
-  if (caFile !== undefined) await writeFile(caFile, server.ca!, { mode: 0o644 });
+  if (caFile !== undefined) await fs.writeFile(caFile, server.ca!, { mode: 0o644 });
   if (options.json) io.stdout.write(`${JSON.stringify(announcement(server, caFile))}\n`);
   else io.stdout.write(describe(server, defaults, options, caFile));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
@@ -112,7 +112,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
   // Stop accepting; what is in flight gets a few seconds to finish.
   await server.close({ graceMs: SHUTDOWN_GRACE_MS });
-  if (caDir !== undefined) await rm(caDir, { recursive: true, force: true });
+  if (caDir !== undefined) await fs.rm(caDir, { recursive: true, force: true });
   return 0;
 }
 
@@ -123,7 +123,7 @@ async function tlsOption(options: ServeMockOptions): Promise<MockTlsOption | und
   if (options.tlsCert === undefined || options.tlsKey === undefined) return options.tls ? true : undefined;
   const read = async (flag: string, file: string) => {
     try {
-      const text = await readFile(file, 'utf8');
+      const text = await fs.readFile(file, 'utf8');
       if (!text.includes('-----BEGIN')) throw new UsageError(`${flag} ${file} is not a PEM file`, 'give a PEM certificate and its PEM private key');
       return text;
     } catch (err) {

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { promises as fs } from 'node:fs';
 import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
 import { MockClock } from './core/clock.js';
@@ -171,7 +170,8 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   const root = issuerState(config, options, host);
   const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, host, name)]));
   const listener = dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener])));
-  const server = tls ? createHttpsServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
+  // node:https (and tls) only for a server that speaks TLS: loading them costs every other start-up a few milliseconds.
+  const server = tls ? (await import('node:https')).createServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -316,7 +316,7 @@ export async function loadMockConfig(file: string): Promise<MockConfigInput> {
   let text: string;
   let parsed: unknown;
   try {
-    text = await readFile(file, 'utf8');
+    text = await fs.readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new MockConfigError([`${file}: cannot read the file${code ? ` (${code})` : ''}`]);

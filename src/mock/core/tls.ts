@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// fs.promises rather than node:fs/promises: loaded when --tls needs files, not by every serve-mock start.
+import { promises as fs } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ export class OpensslMissingError extends Error {}
  * openssl makes them in a temporary directory, which is removed before this returns. P-256 keys.
  */
 export async function makeTlsMaterial(host: string): Promise<TlsMaterial> {
-  const dir = await mkdtemp(join(tmpdir(), 'oauthctl-mock-tls-'));
+  const dir = await fs.mkdtemp(join(tmpdir(), 'oauthctl-mock-tls-'));
   const file = (name: string) => join(dir, name);
   const openssl = async (...args: string[]) => {
     try {
@@ -37,7 +38,7 @@ export async function makeTlsMaterial(host: string): Promise<TlsMaterial> {
   };
   try {
     const names = new Set(['DNS:localhost', 'IP:127.0.0.1', 'IP:::1', `${isIP(host) ? 'IP' : 'DNS'}:${host}`]);
-    await writeFile(
+    await fs.writeFile(
       file('ext.cnf'),
       [
         '[server]',
@@ -87,10 +88,10 @@ export async function makeTlsMaterial(host: string): Promise<TlsMaterial> {
       '-extensions',
       'server',
     );
-    const [key, cert, ca] = await Promise.all([readFile(file('server.key'), 'utf8'), readFile(file('server.pem'), 'utf8'), readFile(file('ca.pem'), 'utf8')]);
+    const [key, cert, ca] = await Promise.all([fs.readFile(file('server.key'), 'utf8'), fs.readFile(file('server.pem'), 'utf8'), fs.readFile(file('ca.pem'), 'utf8')]);
     return { key, cert, ca };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await fs.rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -116,5 +117,5 @@ export async function httpsServerOptions(tls: MockTlsOption, host: string, clien
 /** tls_client_auth_ca: PEM text as it is, else the path of a PEM file. */
 export async function readClientCa(value: string): Promise<string> {
   if (value.trimStart().startsWith('-----BEGIN')) return value;
-  return readFile(value, 'utf8');
+  return fs.readFile(value, 'utf8');
 }
