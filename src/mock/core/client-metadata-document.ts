@@ -1,3 +1,4 @@
+import { JsonDepthError, MAX_JSON_DEPTH, parseJson } from '../../oauth/json.js';
 import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from './config.js';
@@ -83,9 +84,9 @@ function fetchProblem(failure: BoundedFailure): string {
 function clientOf(state: MockState, url: string, body: string): MockClient {
   let doc: unknown;
   try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new DocumentError('is not JSON');
+    doc = parseJson(body);
+  } catch (err) {
+    throw new DocumentError(err instanceof JsonDepthError ? `is nested more than ${MAX_JSON_DEPTH} levels deep: refused (no client metadata nests so deep)` : 'is not JSON');
   }
   const d = doc as Record<string, unknown> | null;
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new DocumentError('is not a JSON object');
