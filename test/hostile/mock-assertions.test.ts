@@ -99,6 +99,19 @@ describe('the jwks_uri fetch', () => {
     expect(elapsed).toBeLessThan(9000);
   }, 20_000);
 
+  it('a jwks_uri that redirects (even to the right keys) is refused, not followed, and the reason says so', async () => {
+    const key = await newKey();
+    const keys = await jwksServer(() => [key]);
+    const moved = createServer((_req, res) => res.writeHead(302, { location: keys.url }).end());
+    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => moved.close(resolve)));
+    const server = await mockWith({ jwks_uri: `http://127.0.0.1:${(moved.address() as AddressInfo).port}/jwks` });
+    const r = await tokenCall(server, await signedJwt(assertionClaims('photo-jwt', server.issuer), key.privateKey, { alg: 'ES256', kid: key.jkt }));
+    expect(r.status).toBe(401);
+    expect(String(r.body.error_description)).toMatch(/jwks_uri answered HTTP 302: redirects are not followed/);
+    expect(keys.fetches()).toBe(0);
+  });
+
   it('forty assertions on a cold cache share one fetch; forty unknown kids after the refetch window share one more', async () => {
     const key = await newKey();
     const jwks = await jwksServer(() => [key], { delayMs: 200 });

@@ -149,6 +149,24 @@ describe('Client ID Metadata Documents', () => {
     expect(host.fetches).not.toContain('/latest');
   }, 20_000);
 
+  it('a document nested deeper than 100 levels is refused with that reason, at /authorize and at /par; 100 levels pass', async () => {
+    const server = await start();
+    const nested = (levels: number): unknown => (levels === 0 ? 1 : [nested(levels - 1)]);
+    // The document's object is the first level: 99 arrays inside it make 100, 100 make 101.
+    const host = await documentHost((path, url, res) => json(res, doc(url, { software_statement_extra: nested(path === '/deep' ? 100 : 99) })));
+    const deep = await authorize(server, `${host.base}/deep`);
+    expect([deep.status, deep.location]).toEqual([400, undefined]);
+    expect(deep.text).toContain('is nested more than 100 levels deep: refused');
+    const pushed = await postForm(`${server.authUrl}/par`, { ...pkceRequest(createPkcePair(), { client_id: `${host.base}/deep` }) });
+    expect(pushed.status).toBe(401);
+    expect(pushed.body).toMatchObject({
+      error: 'invalid_client',
+      error_description: expect.stringMatching(/^the client ID metadata document is nested more than 100 levels deep: refused/) as unknown,
+    });
+    const fine = await authorize(server, `${host.base}/fine`);
+    expect(fine.location?.searchParams.has('code')).toBe(true);
+  });
+
   it('an http document is refused unless the configuration allows loopback http', async () => {
     const server = await startMock({}, { autoLogin: 'alice' });
     const host = await documentHost((_p, url, res) => json(res, doc(url)));

@@ -46,4 +46,22 @@ describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () 
     map.set('c', { expiresAt: 10 });
     expect(map.size).toBe(3);
   });
+
+  it('tells onExpire of each entry it drops because it expired, however it found it (read, sweep, full store), and of no other', () => {
+    let now = 0;
+    const map = new ExpiringMap<{ expiresAt: number }>(3, () => now);
+    const expired: string[] = [];
+    map.onExpire = (key) => expired.push(key);
+    for (const k of ['a', 'b', 'c']) map.set(k, { expiresAt: 100 });
+    map.delete('c');
+    map.set('d', { expiresAt: 5000 });
+    now = 200;
+    expect(map.get('a')).toBeUndefined();
+    map.set('e', { expiresAt: 5000 });
+    map.set('f', { expiresAt: 5000 });
+    expect(expired).toEqual(['a', 'b']);
+    now = 6000;
+    map.sweep();
+    expect(expired).toEqual(['a', 'b', 'd', 'e', 'f']);
+  });
 });

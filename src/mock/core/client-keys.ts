@@ -1,6 +1,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { parseJson } from '../../oauth/json.js';
+import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
 import { HMAC_ALGS, isLoopbackHost } from './config-security.js';
 import type { MockClient } from './config.js';
 import type { MockState } from './http.js';
@@ -15,7 +16,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /**
  * The client's public keys (RFC 7591 section 2): `jwks` from the configuration, or `jwks_uri` fetched
- * (https or loopback http only, no redirects, 5 s from connect to the last byte, 64 KiB) and kept a
+ * (https or loopback http only, no redirects, 5 s from connect to the last byte, 64 KiB: bounded-fetch.ts) and kept a
  * while. `refresh` asks for a new copy of a fetched set when a key was not found in it (key rotation),
  * at most every 10 s. One fetch per URL is under way at a time: forty assertions arriving together on
  * a cold cache wait for the same one (no fetch amplification).
@@ -44,23 +45,11 @@ export async function clientKeys(state: MockState, client: MockClient, refresh =
 async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
   const url = new URL(uri);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw new Error(`jwks_uri ${uri} is neither https nor loopback http`);
-  // One deadline from connect to the last byte: a body that trickles in is cut at it too.
-  const deadline = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  let response: Response;
-  try {
-    response = await fetch(url, { redirect: 'error', signal: deadline, headers: { Accept: 'application/json' } });
-  } catch (err) {
-    if (deadline.aborted) throw new Error(`the client's jwks_uri did not answer within ${FETCH_TIMEOUT_MS / 1000} s (connect to last byte)`, { cause: err });
-    throw new Error(`the client's jwks_uri could not be fetched (${err instanceof Error ? err.message : String(err)})`, { cause: err });
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`the client's jwks_uri answered HTTP ${response.status}`);
-  }
-  const text = await readLimited(response, deadline);
+  const fetched = await fetchBounded(uri, { maxBytes: MAX_JWKS_BYTES, timeoutMs: FETCH_TIMEOUT_MS });
+  if (!fetched.ok) throw new Error(fetchProblem(fetched));
   let body: unknown;
   try {
-    body = parseJson(text);
+    body = parseJson(fetched.body);
   } catch {
     throw new Error("the client's jwks_uri did not answer JSON (or answered it nested too deep)");
   }
@@ -70,40 +59,19 @@ async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
   return keys.filter((k): k is JsonWebKey => typeof k === 'object' && k !== null && !PRIVATE_MEMBERS.some((m) => (k as Record<string, unknown>)[m] !== undefined));
 }
 
-async function readLimited(response: Response, deadline: AbortSignal): Promise<string> {
-  if (Number(response.headers.get('content-length')) > MAX_JWKS_BYTES) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`the client's JWK Set is larger than ${MAX_JWKS_BYTES} bytes`);
+function fetchProblem(failure: BoundedFailure): string {
+  switch (failure.reason) {
+    case 'too-large':
+      return `the client's JWK Set is larger than ${MAX_JWKS_BYTES} bytes`;
+    case 'timeout':
+      return `the client's jwks_uri did not answer within ${FETCH_TIMEOUT_MS / 1000} s (connect to last byte)`;
+    case 'redirect':
+      return `the client's jwks_uri answered HTTP ${failure.status}: redirects are not followed`;
+    case 'status':
+      return `the client's jwks_uri answered HTTP ${failure.status}`;
+    case 'network':
+      return `the client's jwks_uri could not be fetched (${failure.detail})`;
   }
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const late = () => new Error(`the client's jwks_uri did not answer within ${FETCH_TIMEOUT_MS / 1000} s (connect to last byte)`);
-  const timedOut = new Promise<never>((_resolve, reject) => {
-    const fire = () => reject(late());
-    if (deadline.aborted) fire();
-    else deadline.addEventListener('abort', fire, { once: true });
-  });
-  timedOut.catch(() => undefined);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let read: Awaited<ReturnType<typeof reader.read>>;
-    try {
-      read = await Promise.race([reader.read(), timedOut]);
-    } catch (err) {
-      await reader.cancel().catch(() => undefined);
-      throw deadline.aborted ? late() : err;
-    }
-    const { done, value } = read;
-    if (done) break;
-    size += value.length;
-    if (size > MAX_JWKS_BYTES) {
-      await reader.cancel();
-      throw new Error(`the client's JWK Set is larger than ${MAX_JWKS_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -1,5 +1,5 @@
-import { get as httpGet, type IncomingMessage } from 'node:http';
-import { get as httpsGet } from 'node:https';
+import { JsonDepthError, MAX_JSON_DEPTH, parseJson } from '../../oauth/json.js';
+import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from './config.js';
 import { queryParams, sendOAuthError, type Exchange, type MockState } from './http.js';
@@ -58,44 +58,35 @@ function freshFor(header: string | undefined): number {
 }
 
 /** GET the document: 200 only (a redirect is refused, not followed), at most MAX_DOCUMENT_BYTES, all within FETCH_TIMEOUT_MS. */
-function fetchDocument(url: string): Promise<{ body: string; cacheControl?: string }> {
-  return new Promise((resolve, reject) => {
-    const get = url.startsWith('https:') ? httpsGet : httpGet;
-    const fail = (message: string) => {
-      clearTimeout(timer);
-      req.destroy();
-      reject(new DocumentError(message));
-    };
-    const req = get(url, { headers: { accept: 'application/json' } }, (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400) return fail(`answered HTTP ${status}: redirects are not followed`);
-      if (status !== 200) return fail(`answered HTTP ${status}`);
-      if (Number(res.headers['content-length']) > MAX_DOCUMENT_BYTES) return fail(`is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_DOCUMENT_BYTES) fail(`is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-        else chunks.push(chunk);
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ body: Buffer.concat(chunks).toString('utf8'), ...(typeof res.headers['cache-control'] === 'string' && { cacheControl: res.headers['cache-control'] }) });
-      });
-      res.on('error', (err) => fail(err.message));
-    });
-    const timer = setTimeout(() => fail(`took longer than ${FETCH_TIMEOUT_MS} ms`), FETCH_TIMEOUT_MS);
-    req.on('error', (err) => fail(`could not be fetched (${(err as NodeJS.ErrnoException).code ?? err.message})`));
-  });
+async function fetchDocument(url: string): Promise<{ body: string; cacheControl?: string }> {
+  const fetched = await fetchBounded(url, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: FETCH_TIMEOUT_MS });
+  if (!fetched.ok) throw new DocumentError(fetchProblem(fetched));
+  const cacheControl = fetched.headers['cache-control'];
+  return { body: fetched.body, ...(typeof cacheControl === 'string' && { cacheControl }) };
+}
+
+function fetchProblem(failure: BoundedFailure): string {
+  switch (failure.reason) {
+    case 'too-large':
+      return `is larger than ${MAX_DOCUMENT_BYTES} bytes`;
+    case 'timeout':
+      return `took longer than ${FETCH_TIMEOUT_MS} ms`;
+    case 'redirect':
+      return `answered HTTP ${failure.status}: redirects are not followed`;
+    case 'status':
+      return `answered HTTP ${failure.status}`;
+    case 'network':
+      return `could not be fetched (${failure.detail})`;
+  }
 }
 
 /** The client a document describes: its client_id is the URL, its redirect URIs exact, no shared secret. */
 function clientOf(state: MockState, url: string, body: string): MockClient {
   let doc: unknown;
   try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new DocumentError('is not JSON');
+    doc = parseJson(body);
+  } catch (err) {
+    throw new DocumentError(err instanceof JsonDepthError ? `is nested more than ${MAX_JSON_DEPTH} levels deep: refused (no client metadata nests so deep)` : 'is not JSON');
   }
   const d = doc as Record<string, unknown> | null;
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new DocumentError('is not a JSON object');

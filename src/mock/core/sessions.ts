@@ -54,6 +54,17 @@ export function signIn(state: MockState, record: SessionRecord, username: string
   record.clients = same && previous.clients ? previous.clients : new Set();
   const kept = state.config.keepConsentAfterLogout ? sideOf(state).keptConsents.get(username) : undefined;
   if (kept) for (const [client, scopes] of kept) if (!record.consents.has(client)) record.consents.set(client, scopes);
+  endOnExpiry(state);
+}
+
+/**
+ * A session that expires ends like one ended by logout, the admin API or reset: its clients are told
+ * by back-channel, its consents kept when the configuration says so. Watched from the first sign-in into the store (reset makes a new store), so a
+ * server that signs nobody in never pays for it.
+ */
+function endOnExpiry(state: MockState): void {
+  const sessions = state.store.sessions;
+  if (sessions.onExpire === undefined) sessions.onExpire = (key, record) => endSessionRecord(state, key, record, 'expiry');
 }
 
 /**

@@ -1,0 +1,73 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import type { MockServer } from '../../../src/mock/index.js';
+import { Browser, postForm, startMock } from '../helpers.js';
+import { browserLogin, claimsOf, eventually, startRelyingParty, type RelyingParty } from './helpers.js';
+
+/** A mock whose photo-cli has a back-channel logout URI at the relying party `rp`. */
+function rpConfig(rp: RelyingParty) {
+  return { clients: [{ client_id: 'photo-cli', redirect_uris: ['http://127.0.0.1/callback'], backchannel_logout_uri: `${rp.url}/backchannel` }] };
+}
+
+const deliveries = (server: MockServer) => server.requests().filter((r) => r.endpoint === 'backchannel_logout');
+
+/** The logout token of the `n`th delivery, checked as a relying party checks it, at the mock's time. */
+async function verifiedLogoutToken(server: MockServer, rp: RelyingParty, n = 0) {
+  const token = new URLSearchParams(rp.hits[n]!.body).get('logout_token')!;
+  const jwks = createLocalJWKSet((await (await fetch(`${server.authUrl}/jwks`)).json()) as { keys: [] });
+  const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: 'photo-cli', typ: 'logout+jwt', currentDate: new Date(server.clock.now() * 1000) });
+  return payload;
+}
+
+describe('a session that expires ends like the others', () => {
+  it('the login page session (an hour): its client gets a logout token with the sid of its ID token, in the log and on the flows page', async () => {
+    const rp = await startRelyingParty();
+    const server = await startMock(rpConfig(rp));
+    const { tokens } = await browserLogin(server, new Browser(), { nonce: 'n-1' });
+    const idToken = claimsOf(tokens.id_token);
+    server.clock.advance(3590);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(rp.hits).toHaveLength(0);
+    expect(server.sessions()).toHaveLength(1);
+    server.clock.advance(10);
+    await eventually(() => rp.hits.length === 1);
+    expect(rp.hits[0]).toMatchObject({ method: 'POST', url: '/backchannel' });
+    const payload = await verifiedLogoutToken(server, rp);
+    expect(payload).toMatchObject({ sub: 'alice', sid: idToken.sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+    expect(payload).not.toHaveProperty('nonce');
+    expect(server.sessions()).toEqual([]);
+    await eventually(() => deliveries(server).length === 1);
+    expect(deliveries(server)[0]).toMatchObject({ status: 200, client_id: 'photo-cli', path: `${rp.url}/backchannel`, outcome: 'back-channel logout (expiry) delivered, attempt 1' });
+    const page = await (await fetch(`${server.authUrl}/_mock/?refresh=off`)).text();
+    expect(page).toContain('back-channel logout (expiry) delivered');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(rp.hits).toHaveLength(1);
+  });
+
+  it('the auto-login session (a day): told once, retried when not answered 200; the next request signs in a new session', async () => {
+    const rp = await startRelyingParty();
+    rp.answers = [503];
+    const server = await startMock(rpConfig(rp), { autoLogin: 'alice' });
+    const first = claimsOf((await browserLogin(server, new Browser())).tokens.id_token);
+    server.clock.advance(24 * 3600 + 1);
+    await eventually(() => rp.hits.length === 2);
+    const payload = await verifiedLogoutToken(server, rp, 1);
+    expect(payload.sid).toBe(first.sid);
+    expect(deliveries(server).map((r) => r.outcome)).toEqual(['back-channel logout (expiry) not delivered, will retry, attempt 1', 'back-channel logout (expiry) delivered, attempt 2']);
+    const second = claimsOf((await browserLogin(server, new Browser())).tokens.id_token);
+    expect(second.sid).not.toBe(first.sid);
+    expect(server.sessions().map((s) => s.sid)).toEqual([second.sid]);
+  });
+
+  it('a refresh token with offline_access outlives the expired session; without offline_access none is issued (OpenID Connect Core 11)', async () => {
+    const rp = await startRelyingParty();
+    const server = await startMock(rpConfig(rp));
+    const offline = (await browserLogin(server, new Browser(), { scope: 'openid photo offline_access' })).tokens;
+    const online = (await browserLogin(server, new Browser())).tokens;
+    expect(online).not.toHaveProperty('refresh_token');
+    server.clock.advance(3601);
+    await eventually(() => rp.hits.length === 2);
+    const { status } = await postForm(`${server.authUrl}/token`, { grant_type: 'refresh_token', refresh_token: String(offline.refresh_token), client_id: 'photo-cli' });
+    expect(status).toBe(200);
+  });
+});
