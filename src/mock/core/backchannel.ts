@@ -5,7 +5,7 @@ import { newJti } from './jwt.js';
 import type { SessionRecord } from './store.js';
 
 /** Why a session ended: said in the request log beside each back-channel delivery. */
-export type EndCause = 'logout' | 'admin' | 'reset' | 'expiry';
+export type EndCause = 'logout' | 'admin' | 'reset' | 'expiry' | 'another sign-in';
 
 /** How long one delivery may take, connect to last byte (section 2.8 leaves it to the OP). */
 export const DELIVERY_TIMEOUT_MS = 5000;

@@ -1,6 +1,6 @@
 import { serverToken } from './random-pool.js';
 import { parseCookies, type Exchange } from './http.js';
-import { signIn } from './sessions.js';
+import { endSessionRecord, signIn } from './sessions.js';
 import type { SessionRecord } from './store.js';
 
 /** The session cookie is `oauthctl_mock_session_<port>` (MockState.sessionCookie). */
@@ -30,15 +30,19 @@ export function currentSession(ex: Exchange): Session | undefined {
 export function startSession(ex: Exchange, previous?: Session, user?: { username: string; authTime: number }): Session {
   const { store } = ex.state;
   const id = serverToken(256);
+  // Another user signing in at this browser ends the previous user's session: its consents stay with it.
+  const otherUser = user !== undefined && previous?.record.username !== undefined && previous.record.username !== user.username;
   const record: SessionRecord = {
     csrfToken: serverToken(256),
-    consents: previous?.record.consents ?? new Map(),
+    consents: previous && !otherUser ? previous.record.consents : new Map(),
     expiresAt: ex.state.now() + SESSION_SECONDS * 1000,
   };
   if (user) signIn(ex.state, record, user.username, user.authTime, previous?.record);
   (user ? store.sessions : store.pendingSessions).set(id, record);
   if (previous) {
-    store.sessions.delete(previous.id);
+    // Its clients are told by back-channel, as for any other end of a session (Back-Channel Logout 1.0 section 2.5).
+    if (otherUser) endSessionRecord(ex.state, previous.id, previous.record, 'another sign-in');
+    else store.sessions.delete(previous.id);
     store.pendingSessions.delete(previous.id);
   }
   const secure = ex.state.secureCookies ? '; Secure' : '';

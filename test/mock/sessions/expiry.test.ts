@@ -1,7 +1,8 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../../src/mock/index.js';
-import { Browser, postForm, startMock } from '../helpers.js';
+import { createPkcePair } from '../../../src/oauth/pkce.js';
+import { authorizeUrl, Browser, formFields, pkceRequest, postForm, startMock } from '../helpers.js';
 import { browserLogin, claimsOf, eventually, startRelyingParty, type RelyingParty } from './helpers.js';
 
 /** A mock whose photo-cli has a back-channel logout URI at the relying party `rp`. */
@@ -69,5 +70,45 @@ describe('a session that expires ends like the others', () => {
     await eventually(() => rp.hits.length === 2);
     const { status } = await postForm(`${server.authUrl}/token`, { grant_type: 'refresh_token', refresh_token: String(offline.refresh_token), client_id: 'photo-cli' });
     expect(status).toBe(200);
+  });
+});
+
+describe('another user signing in at the same browser ends the previous session', () => {
+  it("the first user's clients get a logout token for its sid; the new user keeps none of its consents", async () => {
+    const rp = await startRelyingParty();
+    const server = await startMock({
+      ...rpConfig(rp),
+      users: [
+        { username: 'alice', password: 'wonderland' },
+        { username: 'bob', password: 'builder' },
+      ],
+    });
+    const browser = new Browser();
+    const alice = claimsOf((await browserLogin(server, browser)).tokens.id_token);
+    // prompt=login at the same browser, and bob signs in: alice's session ends, bob's starts.
+    const pkce = createPkcePair();
+    const page = await browser.request(authorizeUrl(server, pkceRequest(pkce, { scope: 'openid photo', prompt: 'login' })));
+    const fields = formFields(await page.text());
+    const afterLogin = await browser.submit(`${server.authUrl}/login`, { interaction: fields.interaction!, csrf_token: fields.csrf_token!, username: 'bob', password: 'builder' });
+    // Bob has not consented: alice's consent for photo-cli is not his.
+    expect(afterLogin.status).toBe(303);
+    expect(afterLogin.headers.get('location')).toMatch(/^consent/);
+    await eventually(() => rp.hits.length === 1);
+    const payload = await verifiedLogoutToken(server, rp);
+    expect(payload).toMatchObject({ sub: 'alice', sid: alice.sid });
+    await eventually(() => deliveries(server).length === 1);
+    expect(deliveries(server)[0]!.outcome).toBe('back-channel logout (another sign-in) delivered, attempt 1');
+    expect(server.sessions().map((s) => s.sub)).toEqual(['bob']);
+  });
+
+  it('the same user signing in again (prompt=login) keeps the session: no logout token', async () => {
+    const rp = await startRelyingParty();
+    const server = await startMock(rpConfig(rp));
+    const browser = new Browser();
+    const first = claimsOf((await browserLogin(server, browser)).tokens.id_token);
+    const again = claimsOf((await browserLogin(server, browser, { prompt: 'login' })).tokens.id_token);
+    expect(again.sid).toBe(first.sid);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rp.hits).toHaveLength(0);
   });
 });
