@@ -64,4 +64,24 @@ describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () 
     map.sweep();
     expect(expired).toEqual(['a', 'b', 'd', 'e', 'f']);
   });
+
+  it('a watched map is swept whole: an entry that expires behind many longer-lived ones is dropped at the next sweep', () => {
+    let now = 0;
+    const watched = new ExpiringMap<{ expiresAt: number }>(1000, () => now);
+    const unwatched = new ExpiringMap<{ expiresAt: number }>(1000, () => now);
+    const expired: string[] = [];
+    watched.onExpire = (key) => expired.push(key);
+    for (const map of [watched, unwatched]) {
+      for (let i = 0; i < 100; i++) map.set(`day-${i}`, { expiresAt: 86_400_000 });
+      map.set('hour', { expiresAt: 3_600_000 });
+    }
+    now = 3_600_001;
+    watched.sweep();
+    unwatched.sweep();
+    expect(expired).toEqual(['hour']);
+    expect(watched.size).toBe(100);
+    // The others stop at the first live entries (a cheap sweep every second); a read still finds it expired.
+    expect(unwatched.size).toBe(101);
+    expect(unwatched.get('hour')).toBeUndefined();
+  });
 });

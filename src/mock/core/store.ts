@@ -127,10 +127,14 @@ export class ExpiringMap<V extends { expiresAt: number }> {
   /** Drops expired entries; with mixed lifetimes a later pass catches what this one skipped. */
   sweep(): void {
     const now = this.now();
+    // A map whose expiries are watched (the signed-in sessions: back-channel logout) is swept whole, so
+    // that an expired entry never waits behind longer-lived ones inserted before it (sessions of an
+    // hour and of a day share the store); the others stop at the first live entries.
+    const liveToScan = this.onExpire ? Infinity : 64;
     let live = 0;
     for (const [key, v] of this.map) {
       if (v.expiresAt <= now) this.drop(key, v);
-      else if (++live > 64) break;
+      else if (++live > liveToScan) break;
     }
   }
 
