@@ -6,6 +6,11 @@
  */
 export const MAX_JSON_DEPTH = 100;
 
+/** A JSON object: not null, not an array (what a configuration, a document or a request body must be). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export class JsonDepthError extends Error {
   override name = 'JsonDepthError';
 }

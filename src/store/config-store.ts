@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { readFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
 import { configFilePath, type Env } from './paths.js';
 import { isTokenStore } from './secret-store.js';
+import { isJsonObject } from '../oauth/json.js';
 
 /**
  * The profiles file: named sets of flow options, so that `--profile work` replaces a line of flags.
@@ -120,9 +121,9 @@ function describeErrno(code: string): string {
 
 /** What is wrong with a parsed config, naming the field, or undefined. */
 export function configProblem(value: unknown): string | undefined {
-  if (!isPlainObject(value)) return 'the top level must be a JSON object {"profiles": {...}}';
+  if (!isJsonObject(value)) return 'the top level must be a JSON object {"profiles": {...}}';
   if (value.profiles === undefined) return undefined;
-  if (!isPlainObject(value.profiles)) return '"profiles" must be an object of named profiles';
+  if (!isJsonObject(value.profiles)) return '"profiles" must be an object of named profiles';
   for (const [name, profile] of Object.entries(value.profiles)) {
     const nameProblem = profileNameProblem(name);
     if (nameProblem) return `profiles: ${nameProblem}`;
@@ -134,7 +135,7 @@ export function configProblem(value: unknown): string | undefined {
 
 /** What is wrong with one profile, as `.field: reason`, or undefined. */
 export function profileProblem(profile: unknown): string | undefined {
-  if (!isPlainObject(profile)) return ': must be an object';
+  if (!isJsonObject(profile)) return ': must be an object';
   for (const [key, value] of Object.entries(profile)) {
     const kind = PROFILE_FIELDS[key as keyof Profile];
     if (!kind) return `.${key}: unknown field (known: ${PROFILE_FIELD_NAMES.join(', ')})`;
@@ -164,7 +165,7 @@ function fieldProblem(kind: FieldKind, value: unknown): string | undefined {
     case 'token_store':
       return isTokenStore(value) ? undefined : 'must be file, keyring or none';
     case 'params':
-      if (!isPlainObject(value)) return 'must be an object of parameter names to string values';
+      if (!isJsonObject(value)) return 'must be an object of parameter names to string values';
       for (const [k, v] of Object.entries(value)) if (typeof v !== 'string') return `.${k} must be a string`;
       return undefined;
   }
@@ -177,10 +178,6 @@ export function hostProblem(host: string): string | undefined {
     return `must be a host as git sends it, host or host:port (e.g. git.example.com or 127.0.0.1:8443), got ${JSON.stringify(host)}`;
   }
   return undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

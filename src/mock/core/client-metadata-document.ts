@@ -1,4 +1,4 @@
-import { JsonDepthError, MAX_JSON_DEPTH, parseJson } from '../../oauth/json.js';
+import { isJsonObject, JsonDepthError, MAX_JSON_DEPTH, parseJson } from '../../oauth/json.js';
 import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from './config.js';
@@ -88,16 +88,15 @@ function clientOf(state: MockState, url: string, body: string): MockClient {
   } catch (err) {
     throw new DocumentError(err instanceof JsonDepthError ? `is nested more than ${MAX_JSON_DEPTH} levels deep: refused (no client metadata nests so deep)` : 'is not JSON');
   }
-  const d = doc as Record<string, unknown> | null;
-  if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new DocumentError('is not a JSON object');
-  if (d.client_id !== url) throw new DocumentError(`has client_id ${JSON.stringify(d.client_id)}, not its own URL`);
-  if (d.client_secret !== undefined || d.client_secret_expires_at !== undefined)
+  if (!isJsonObject(doc)) throw new DocumentError('is not a JSON object');
+  if (doc.client_id !== url) throw new DocumentError(`has client_id ${JSON.stringify(doc.client_id)}, not its own URL`);
+  if (doc.client_secret !== undefined || doc.client_secret_expires_at !== undefined)
     throw new DocumentError('holds a client_secret: a document is public, its client authenticates with none or private_key_jwt');
-  const method = d.token_endpoint_auth_method ?? 'none';
+  const method = doc.token_endpoint_auth_method ?? 'none';
   if (method !== 'none' && method !== 'private_key_jwt')
     throw new DocumentError(`token_endpoint_auth_method ${JSON.stringify(method)}: only none and private_key_jwt are possible without a shared secret`);
-  if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0) throw new DocumentError('has no redirect_uris');
-  const checked = checkClientMetadata({ ...d, grant_types: d.grant_types ?? ['authorization_code', 'refresh_token'] }, url, undefined, state.config.scopes, 'none');
+  if (!Array.isArray(doc.redirect_uris) || doc.redirect_uris.length === 0) throw new DocumentError('has no redirect_uris');
+  const checked = checkClientMetadata({ ...doc, grant_types: doc.grant_types ?? ['authorization_code', 'refresh_token'] }, url, undefined, state.config.scopes, 'none');
   if (!checked.ok) throw new DocumentError(`${checked.error}: ${checked.description}`);
   return checked.client;
 }

@@ -1,6 +1,7 @@
 import { isLoopbackHost } from './loopback.js';
 import { validateClient, type MockClient, type MockScope } from './config.js';
 import type { MockState } from './http.js';
+import { isJsonObject } from '../../oauth/json.js';
 
 /** Whether anyone may register (RFC 7591 section 3): config registration.open, by default when the mock is on loopback and has no initial access token. */
 export function registrationOpen(state: MockState): boolean {
@@ -22,7 +23,6 @@ const PASSED = ['client_name', 'token_endpoint_auth_method', 'jwks', 'jwks_uri',
 const ECHOED = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri', 'software_id', 'software_version', 'application_type'];
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Checks client metadata for `clientId`: redirect URIs exact, https (or http on loopback, or a private
@@ -32,7 +32,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
  */
 export function checkClientMetadata(input: unknown, clientId: string, secret: string | undefined, scopes: ReadonlyMap<string, MockScope>, defaultMethod: string): ClientMetadataCheck {
   const invalid = (description: string): ClientMetadataCheck => ({ ok: false, error: 'invalid_client_metadata', description });
-  if (!isObj(input)) return invalid('the client metadata must be a JSON object (RFC 7591 section 3.1)');
+  if (!isJsonObject(input)) return invalid('the client metadata must be a JSON object (RFC 7591 section 3.1)');
   const method = input.token_endpoint_auth_method ?? defaultMethod;
   const config: Obj = { client_id: clientId };
   for (const key of PASSED) if (input[key] !== undefined) config[key] = input[key];

@@ -1,5 +1,6 @@
 import { validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
-import { isObj, unknownKeys } from './config-fields.js';
+import { isJsonObject } from '../../oauth/json.js';
+import { unknownKeys } from './config-fields.js';
 import { LOGOUT_CLIENT_KEYS, validateLogoutClient, type LogoutClientFields } from './config-logout.js';
 import {
   KEY_AUTH_METHODS,
@@ -73,7 +74,7 @@ const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS
  * document's: one rule for all) and adds it to `clients`; each problem goes to `fail`, named by field.
  */
 export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<string, unknown>, clients: Map<string, MockClient>, fail: (f: string, m: string) => void): void {
-  if (!isObj(c)) return fail(field, 'must be an object');
+  if (!isJsonObject(c)) return fail(field, 'must be an object');
   unknownKeys(
     c,
     [

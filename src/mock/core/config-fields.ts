@@ -1,6 +1,5 @@
-/** What every part of the configuration's validation shares: the object test and the unknown-field check. */
+/** What every part of the configuration's validation shares: the unknown-field check. */
 export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** `// ...` keys are comments, `$schema` names the file's JSON Schema: neither is a field. */
 const isComment = (key: string) => key.startsWith('//') || key === '$schema';
 

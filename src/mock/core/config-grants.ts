@@ -1,3 +1,5 @@
+import { isJsonObject } from '../../oauth/json.js';
+
 /** Token exchange policy of a client (RFC 8693 section 2.1): the audiences it may ask tokens for. */
 export interface TokenExchangePolicy {
   audiences: readonly string[];
@@ -8,12 +10,11 @@ export const DEFAULT_DEVICE_CODE_LIFETIME = 600;
 export const DEFAULT_DEVICE_INTERVAL = 5;
 
 type Bad = (field: string, message: string) => void;
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A client's `token_exchange`: `{"audiences": [...]}`, the audiences (or resources) it may exchange tokens for. */
 export function validateTokenExchange(value: unknown, bad: Bad): TokenExchangePolicy | undefined {
   if (value === undefined) return undefined;
-  if (!isObj(value) || !Array.isArray(value.audiences) || Object.keys(value).some((k) => k !== 'audiences')) {
+  if (!isJsonObject(value) || !Array.isArray(value.audiences) || Object.keys(value).some((k) => k !== 'audiences')) {
     bad('token_exchange', 'must be {"audiences": [...]}, the audiences this client may exchange tokens for');
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
+import { isJsonObject } from '../../oauth/json.js';
 
 /**
  * The configuration of the mock as the resource side sees it, validated at start like the rest of
@@ -32,7 +33,6 @@ export const RESOURCE_TOP_KEYS = ['protected_resources', 'registration', 'client
 
 type Obj = Record<string, unknown>;
 type Fail = (field: string, message: string) => void;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A path the mock's own routes and well-known documents do not use (RFC 9728 section 3.1 inserts it after the well-known name). */
 const PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]{1,200}$/;
@@ -68,7 +68,7 @@ export function validateResourceSideTop(input: Obj, fail: Fail, issuerNames: rea
   }
   if (input.registration !== undefined) {
     const r = input.registration;
-    if (!isObj(r)) fail('registration', 'must be an object: {"open": true|false, "initial_access_token": "..."}');
+    if (!isJsonObject(r)) fail('registration', 'must be an object: {"open": true|false, "initial_access_token": "..."}');
     else {
       for (const key of Object.keys(r)) if (key !== 'open' && key !== 'initial_access_token' && !key.startsWith('//')) fail(`registration.${key}`, 'unknown field (known: open, initial_access_token)');
       if (r.open !== undefined && typeof r.open !== 'boolean') fail('registration.open', 'must be true or false');
@@ -80,7 +80,7 @@ export function validateResourceSideTop(input: Obj, fail: Fail, issuerNames: rea
   }
   if (input.client_id_metadata_documents !== undefined) {
     const c = input.client_id_metadata_documents;
-    if (!isObj(c) || (c.allow_http_loopback !== undefined && typeof c.allow_http_loopback !== 'boolean') || Object.keys(c).some((k) => k !== 'allow_http_loopback' && !k.startsWith('//')))
+    if (!isJsonObject(c) || (c.allow_http_loopback !== undefined && typeof c.allow_http_loopback !== 'boolean') || Object.keys(c).some((k) => k !== 'allow_http_loopback' && !k.startsWith('//')))
       fail('client_id_metadata_documents', 'must be an object: {"allow_http_loopback": true|false}');
     else config.clientIdMetadataDocuments.allowHttpLoopback = c.allow_http_loopback === true;
   }
@@ -89,7 +89,7 @@ export function validateResourceSideTop(input: Obj, fail: Fail, issuerNames: rea
 
 /** One protected resource, from the configuration or POST /_mock/resources: the resource or the field at fault. */
 export function checkProtectedResource(r: unknown, issuerNames: readonly string[], existing: readonly ProtectedResourceConfig[]): ProtectedResourceConfig | { field: string; problem: string } {
-  if (!isObj(r)) return { field: '', problem: 'must be an object: {"path", "scopes", "issuer"?}' };
+  if (!isJsonObject(r)) return { field: '', problem: 'must be an object: {"path", "scopes", "issuer"?}' };
   for (const key of Object.keys(r)) if (!['path', 'scopes', 'issuer'].includes(key) && !key.startsWith('//')) return { field: key, problem: 'unknown field (known: path, scopes, issuer)' };
   const path = r.path;
   if (typeof path !== 'string' || !PATH.test(path) || path.endsWith('/') || path.includes('//') || /\/\.\.?(\/|$)/.test(path))

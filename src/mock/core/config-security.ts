@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { isJsonObject } from '../../oauth/json.js';
 
 /**
  * The configuration of the mock's modern features, validated at start like the rest of config.ts:
@@ -59,7 +60,6 @@ export const REQUEST_OBJECT_ALGS = [...ASYMMETRIC_ALGS, ...HMAC_ALGS];
 
 type Obj = Record<string, unknown>;
 type Fail = (field: string, message: string) => void;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /** The client's key fields and flags; `methods` are the authentication methods it may use, `secret` whether it has a client_secret. */
@@ -151,9 +151,9 @@ export function resourceProblem(value: unknown): string | undefined {
 
 /** A JWK Set of public keys that node:crypto can import (RFC 7517 section 5). */
 function jwksProblem(value: unknown): string | JsonWebKeySet {
-  if (!isObj(value) || !Array.isArray(value.keys) || value.keys.length === 0) return 'must be a JWK Set: {"keys": [ ...public keys ]} (RFC 7517 section 5)';
+  if (!isJsonObject(value) || !Array.isArray(value.keys) || value.keys.length === 0) return 'must be a JWK Set: {"keys": [ ...public keys ]} (RFC 7517 section 5)';
   for (const [i, key] of value.keys.entries()) {
-    if (!isObj(key)) return `keys[${i}] must be a JWK object`;
+    if (!isJsonObject(key)) return `keys[${i}] must be a JWK object`;
     const secret = PRIVATE_MEMBERS.find((m) => key[m] !== undefined);
     if (secret) return `keys[${i}] holds private or symmetric key material (${secret}); publish only public keys`;
     try {

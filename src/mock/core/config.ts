@@ -1,7 +1,8 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { validateClient, type MockClient, type MockClientInput } from './config-client.js';
-import { isObj, unknownKeys } from './config-fields.js';
+import { isJsonObject } from '../../oauth/json.js';
+import { unknownKeys } from './config-fields.js';
 import { validateDeviceSettings } from './config-grants.js';
 import { SECURITY_TOP_KEYS, validateSecurityTop, type SecurityConfig } from './config-security.js';
 import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } from './config-resource.js';
@@ -156,7 +157,7 @@ export type MockConfigResult = { ok: true; config: MockConfig } | { ok: false; e
 export function validateMockConfig(input: unknown = {}, nested = false): MockConfigResult {
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
-  if (!isObj(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
+  if (!isJsonObject(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers'];
   unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...topKeys], '', fail);
@@ -166,7 +167,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
 
   const issuers = new Map<string, MockConfig>();
   if (input.issuers !== undefined && !nested) {
-    if (!isObj(input.issuers)) fail('issuers', 'must be an object: issuer name -> its configuration (clients, users, ...)');
+    if (!isJsonObject(input.issuers)) fail('issuers', 'must be an object: issuer name -> its configuration (clients, users, ...)');
     else
       for (const [name, sub] of Object.entries(input.issuers)) {
         if (!ISSUER_NAME.test(name)) fail(`issuers.${name}`, 'the name must be one path segment: letters, digits, . _ ~ - (at most 63)');
@@ -183,7 +184,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
     input.scopes.forEach((raw, i) => {
       const field = `scopes[${i}]`;
       const s = typeof raw === 'string' ? { name: raw } : raw;
-      if (!isObj(s)) return fail(field, 'must be a scope name or a {"name","description"} object');
+      if (!isJsonObject(s)) return fail(field, 'must be a scope name or a {"name","description"} object');
       unknownKeys(s, ['name', 'description'], field, fail);
       if (typeof s.name !== 'string' || !isValidScopeToken(s.name)) return fail(`${field}.name`, 'must be a scope token (RFC 6749 section 3.3: printable ASCII, no spaces, quotes or backslashes)');
       if (s.description !== undefined && typeof s.description !== 'string') fail(`${field}.description`, 'must be a string');
@@ -204,7 +205,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
 
   const lifetimes = { ...DEFAULT_LIFETIMES };
   if (input.lifetimes !== undefined) {
-    if (!isObj(input.lifetimes)) fail('lifetimes', 'must be an object of lifetimes in seconds');
+    if (!isJsonObject(input.lifetimes)) fail('lifetimes', 'must be an object of lifetimes in seconds');
     else {
       const names = { code: 'code', access_token: 'accessToken', refresh_token: 'refreshToken', id_token: 'idToken' } as const;
       unknownKeys(input.lifetimes, Object.keys(names), 'lifetimes', fail);
@@ -244,7 +245,7 @@ export function resolveMockConfig(input?: unknown): MockConfig {
 }
 
 export function validateUser(u: unknown, field: string, users: Map<string, MockUser>, fail: (f: string, m: string) => void): void {
-  if (!isObj(u)) return fail(field, 'must be an object');
+  if (!isJsonObject(u)) return fail(field, 'must be an object');
   unknownKeys(u, ['username', 'password', 'claims'], field, fail);
   let ok = true;
   const bad = (f: string, m: string) => {
@@ -254,11 +255,11 @@ export function validateUser(u: unknown, field: string, users: Map<string, MockU
   if (typeof u.username !== 'string' || u.username.length === 0 || u.username.length > 200) bad('username', 'must be a non-empty string');
   else if (users.has(u.username)) bad('username', `duplicate username ${JSON.stringify(u.username)}`);
   if (typeof u.password !== 'string' || u.password.length === 0) bad('password', 'must be a non-empty string');
-  if (u.claims !== undefined && !isObj(u.claims)) bad('claims', 'must be an object of OpenID Connect claims');
-  if (isObj(u.claims) && u.claims.sub !== undefined && (typeof u.claims.sub !== 'string' || u.claims.sub === '')) bad('claims.sub', 'must be a non-empty string');
+  if (u.claims !== undefined && !isJsonObject(u.claims)) bad('claims', 'must be an object of OpenID Connect claims');
+  if (isJsonObject(u.claims) && u.claims.sub !== undefined && (typeof u.claims.sub !== 'string' || u.claims.sub === '')) bad('claims.sub', 'must be a non-empty string');
   if (!ok) return;
   const username = u.username as string;
-  const claims: Record<string, unknown> = { preferred_username: username, ...(isObj(u.claims) ? u.claims : {}) };
+  const claims: Record<string, unknown> = { preferred_username: username, ...(isJsonObject(u.claims) ? u.claims : {}) };
   const sub = typeof claims.sub === 'string' ? claims.sub : username;
   delete claims.sub;
   users.set(username, { username, password: u.password as string, sub, claims });

@@ -1,5 +1,6 @@
 import { q } from './http.js';
 import type { ClaimsRequest } from './store.js';
+import { isJsonObject } from '../../oauth/json.js';
 
 /** What the mock's sign-in says about itself: a password (RFC 8176 `pwd`) at level 1. */
 export const AMR_PASSWORD = ['pwd'];
@@ -42,7 +43,6 @@ export function parseOidcParams(values: Map<string, string>): OidcParams | strin
 }
 
 const NONE: OidcParams = Object.freeze({});
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** OpenID Connect Core 5.5: `{"id_token": {...}, "userinfo": {...}}`, each claim null or a request object. */
 function parseClaimsRequest(text: string): ClaimsRequest | string {
@@ -52,7 +52,7 @@ function parseClaimsRequest(text: string): ClaimsRequest | string {
   } catch {
     return 'claims must be a JSON object (OpenID Connect Core 5.5)';
   }
-  if (!isObj(value)) return 'claims must be a JSON object (OpenID Connect Core 5.5)';
+  if (!isJsonObject(value)) return 'claims must be a JSON object (OpenID Connect Core 5.5)';
   const out: ClaimsRequest = { idToken: [], userinfo: [] };
   for (const [member, prop] of [
     ['id_token', 'idToken'],
@@ -60,9 +60,9 @@ function parseClaimsRequest(text: string): ClaimsRequest | string {
   ] as const) {
     const requested = value[member];
     if (requested === undefined) continue;
-    if (!isObj(requested)) return `claims.${member} must be an object of claim names (OpenID Connect Core 5.5)`;
+    if (!isJsonObject(requested)) return `claims.${member} must be an object of claim names (OpenID Connect Core 5.5)`;
     for (const [name, spec] of Object.entries(requested)) {
-      if (spec !== null && !isObj(spec)) return `claims.${member}.${name} must be null or an object (essential, value, values)`;
+      if (spec !== null && !isJsonObject(spec)) return `claims.${member}.${name} must be null or an object (essential, value, values)`;
       out[prop].push(name);
     }
   }

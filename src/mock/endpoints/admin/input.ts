@@ -1,5 +1,6 @@
 import { MAX_LIFETIME } from '../../core/config.js';
 import { BROKEN_TOKEN_KINDS, type BrokenTokenKind, type Fault } from '../../core/queue.js';
+import { isJsonObject } from '../../../oauth/json.js';
 
 /** An admin request or library call with bad input: `field` names what is wrong (400 over HTTP). */
 export class MockAdminError extends Error {
@@ -44,11 +45,10 @@ const ERROR_CODE = /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/;
 const ERROR_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]{0,1000}$/;
 
 type Obj = Record<string, unknown>;
-export const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The input must be a JSON object with only these fields. */
 export function fields(input: unknown, known: readonly string[]): Obj {
-  if (!isObject(input)) throw new MockAdminError('body', 'must be a JSON object');
+  if (!isJsonObject(input)) throw new MockAdminError('body', 'must be a JSON object');
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new MockAdminError(key, `unknown field (known: ${known.join(', ')})`);
   return input;
 }
@@ -61,7 +61,7 @@ function integer(value: unknown, field: string, min: number, max: number, unit =
 
 function claimsObject(value: unknown, field: string): Obj | undefined {
   if (value === undefined) return undefined;
-  if (!isObject(value)) throw new MockAdminError(field, 'must be a JSON object of claims');
+  if (!isJsonObject(value)) throw new MockAdminError(field, 'must be a JSON object of claims');
   return value;
 }
 
@@ -82,7 +82,7 @@ export function parseIssueToken(input: unknown): { sub: string; clientId?: strin
 }
 
 export function parseEnqueue(input: unknown, endpoints: ReadonlySet<string>): Queued {
-  if (!isObject(input)) throw new MockAdminError('body', 'must be a JSON object');
+  if (!isJsonObject(input)) throw new MockAdminError('body', 'must be a JSON object');
   const kinds = ['claims', 'endpoint', 'token'].filter((k) => input[k] !== undefined);
   if (kinds.length !== 1) throw new MockAdminError('body', 'must have exactly one of claims, endpoint or token');
   if (kinds[0] === 'claims') {
