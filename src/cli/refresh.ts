@@ -40,7 +40,11 @@ export async function runRefresh(options: RefreshOptions, io: IO): Promise<numbe
 
 /** `refresh` with no --refresh-token: the cached login the options name (or the only one). */
 async function refreshCachedLogin(options: RefreshOptions, io: IO, http: HttpClient, renderer: Renderer, scope: string | undefined): Promise<TokenResponse> {
-  const [{ findCachedLogin, createRefresher }, { refreshCachedNow, describeKey }] = await Promise.all([import('../client/cached-login.js'), import('../store/token-cache.js')]);
+  const [{ findCachedLogin, createRefresher }, { describeKey }, { refreshCachedNow }] = await Promise.all([
+    import('../client/cached-login.js'),
+    import('../store/token-cache.js'),
+    import('../store/token-refresh.js'),
+  ]);
   const found = await findCachedLogin(options, io.env);
   if (!found.entry) {
     throw new FlowError('no login is cached to refresh', 'give --refresh-token R, or log in first: oauthctl login --profile NAME (or with the flow options)');
@@ -55,7 +59,11 @@ async function refreshCachedLogin(options: RefreshOptions, io: IO, http: HttpCli
 /** `refresh --refresh-token R`: the flow options say where; when R is the cached login's, the cache is updated too. */
 async function refreshGiven(options: RefreshOptions, refreshToken: string, io: IO, http: HttpClient, renderer: Renderer): Promise<TokenResponse> {
   const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'token' });
-  const [{ requestToken }, { openTokenCache, readCachedTokens, refreshCachedNow, serverOf }] = await Promise.all([import('../client/token.js'), import('../store/token-cache.js')]);
+  const [{ requestToken }, { openTokenCache, readCachedTokens, serverOf }, { refreshCachedNow }] = await Promise.all([
+    import('../client/token.js'),
+    import('../store/token-cache.js'),
+    import('../store/token-refresh.js'),
+  ]);
   const scope = config.scopes.length > 0 ? formatScope(config.scopes) : undefined;
   renderer.step('Token request');
   renderer.info(`POST ${config.tokenEndpoint} (grant_type=refresh_token${scope ? `, scope=${scope}` : ''}, client authentication: ${config.authMethod})`);

@@ -7,7 +7,8 @@ import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
 import { EXEC_API_VERSIONS, EXEC_TOKENS, formatToken, idTokenExpiry, TOKEN_FORMATS, type ExecToken, type TokenFormat } from './token-formats.js';
-import { DEFAULT_EXPIRY_SKEW_SECONDS, type CachedTokens, type ValidToken } from '../store/token-cache.js';
+import { DEFAULT_EXPIRY_SKEW_SECONDS, type CachedTokens } from '../store/token-cache.js';
+import type { ValidToken } from '../store/token-refresh.js';
 import type { IO } from '../output/io.js';
 
 export interface TokenOptions extends CachedLoginSelector, CommonOptions, HttpTimeoutOption {

@@ -3,21 +3,8 @@ import { usesClientSecret, type ClientAuthMethod } from '../oauth/token-request.
 import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from '../store/config-store.js';
 import type { HttpClient } from './http.js';
 import type { Env } from '../store/paths.js';
-import {
-  getValidAccessToken,
-  listCachedTokens,
-  LoginNeededError,
-  openTokenCache,
-  readCachedTokens,
-  refreshCached,
-  ServerUnreachableError,
-  type CachedTokens,
-  type RefreshTokens,
-  type RequestTokensAgain,
-  type TokenCache,
-  type TokenCacheKey,
-  type ValidToken,
-} from '../store/token-cache.js';
+import { listCachedTokens, openTokenCache, readCachedTokens, type CachedTokens, type TokenCache, type TokenCacheKey } from '../store/token-cache.js';
+import { getValidAccessToken, LoginNeededError, refreshCached, ServerUnreachableError, type RefreshTokens, type RequestTokensAgain, type ValidToken } from '../store/token-refresh.js';
 import { requestToken, TokenRequestError } from './token.js';
 
 /**

@@ -4,19 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  cacheFileName,
-  forgetTokens,
-  getValidAccessToken,
-  listCachedTokens,
-  openTokenCache,
-  readCachedTokens,
-  refreshCached,
-  saveTokens,
-  tokenState,
-  type CachedTokens,
-  type TokenCache,
-} from '../../src/store/token-cache.js';
+import { cacheFileName, forgetTokens, listCachedTokens, openTokenCache, readCachedTokens, saveTokens, tokenState, type CachedTokens, type TokenCache } from '../../src/store/token-cache.js';
+import { getValidAccessToken, refreshCached } from '../../src/store/token-refresh.js';
 import { FlowError } from '../../src/errors.js';
 
 const run = promisify(execFile);

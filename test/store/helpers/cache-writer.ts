@@ -1,7 +1,8 @@
 // A second process for the token cache's concurrency tests: `write DIR TAG COUNT` saves COUNT entries for
 // profile "shared"; `refresh DIR LOG` asks for a valid token with a refresh that records itself in LOG.
 import { appendFileSync } from 'node:fs';
-import { getValidAccessToken, openTokenCache, saveTokens } from '../../../src/store/token-cache.js';
+import { openTokenCache, saveTokens } from '../../../src/store/token-cache.js';
+import { getValidAccessToken } from '../../../src/store/token-refresh.js';
 
 const [mode, dir, arg1, arg2] = process.argv.slice(2);
 const cache = openTokenCache({}, { dir: dir! });
