@@ -6,7 +6,7 @@
 // (npm run bench). One file, loaded through the CommonJS loader, with its compiled code cached, starts
 // in a fraction of that. tsc's dist/ stays as it is for the library (createMockServer) and its types.
 import { spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -87,6 +87,53 @@ const quickIpv6TestInToughCookie = {
 };
 
 /**
+ * tough-cookie asks tldts (the public suffix list) for a cookie host's registrable domain, and tldts
+ * builds its tables when it loads: some 3 ms of every headless login. An IP address has no registrable
+ * domain (tldts answers null for one without looking at its tables), so here tough-cookie's `tldts`
+ * is scripts/lazy-public-suffix.cjs, which answers IP addresses itself and loads tldts for names only.
+ */
+const lazyPublicSuffix = {
+  name: 'lazy-public-suffix',
+  setup(b) {
+    b.onResolve({ filter: /^tldts$/ }, (args) => (/[\\/]tough-cookie[\\/]/.test(args.importer) ? { path: join(root, 'scripts', 'lazy-public-suffix.cjs') } : undefined));
+  },
+};
+
+/**
+ * entities (parse5's character references) builds its hash tables of the 2,231 named references when
+ * it loads: some 4 ms of every headless login, whose pages may have none. Here they are built the first
+ * time a named reference is looked up: the module-level constants the decoders read become reads of
+ * one lazily made object. The decoders and their answers are otherwise unchanged.
+ */
+const HTML_DECODE_TABLES = {
+  htmlKeys: 'keys',
+  htmlBuckets: 'buckets',
+  htmlSlotMidOff: 'slotMidOff',
+  htmlLengthBits: 'lengthBits',
+  htmlMiddles: 'middles',
+  htmlSlotValue: 'slotValue',
+  htmlValues: 'values',
+};
+const lazyEntityTables = {
+  name: 'lazy-entity-tables',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]entities[\\/]dist[\\/]decode\.js$/ }, async (args) => {
+      let source = await readFile(args.path, 'utf8');
+      const eager = 'const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);';
+      const declarations = Object.entries(HTML_DECODE_TABLES).map(([name, key]) => `const ${name} = /* #__PURE__ */ (() => htmlDecode.${key})();`);
+      if (!source.includes(eager) || declarations.some((d) => !source.includes(d)) || /\bhtmlDecode\b(?!\.)/.test(source.replace(eager, '').replace(/\bhtmlDecode\.\w+/g, ''))) {
+        console.warn('build-cli: entities no longer declares its HTML decode tables as expected; they are left to load eagerly');
+        return undefined;
+      }
+      source = source.replace(eager, () => 'let htmlDecode;\nconst htmlTables = () => (htmlDecode ??= initDecodeData(htmlDecodeData));');
+      for (const d of declarations) source = source.replace(d, '');
+      source = source.replace(new RegExp(`\\b(${Object.keys(HTML_DECODE_TABLES).join('|')})\\b`, 'g'), (name) => `htmlTables().${HTML_DECODE_TABLES[name]}`);
+      return { contents: source, loader: 'js' };
+    });
+  },
+};
+
+/**
  * A bundle with some of the commands: the same entry and main.ts, with a command table (in place of
  * commands.ts) that lists every command but has only these in it, and no `completion` unless named.
  * bin/load-cli.js runs each command line in the smallest bundle that has its command; a process loads
@@ -117,21 +164,37 @@ export const COMMANDS = commandTable((name) => {
 }
 
 /** The bundles, by file, and the commands in each (scripts/code-cache.cjs warms each; bin/load-cli.js chooses). */
+/**
+ * esbuild writes every character outside ASCII as an escape (its default charset), except in the
+ * comments it keeps: five in tldts made the page bundle's source a two-byte string, twice the size to
+ * read and keep. Here those too are escaped, so every bundle is ASCII (in a comment an escape is text).
+ */
+async function bundle(options) {
+  const { outputFiles } = await build({ ...options, write: false });
+  for (const file of outputFiles) {
+    await mkdir(dirname(file.path), { recursive: true });
+    await writeFile(
+      file.path,
+      file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    );
+  }
+}
+
 const BUNDLES = JSON.parse(await readFile(join(root, 'bin', 'bundles.json'), 'utf8'));
 const entry = join(root, 'src', 'cli', 'bin.ts');
-await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander, pageLibrariesApart] });
+await bundle({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander, pageLibrariesApart] });
 for (const [file, names] of Object.entries(BUNDLES)) {
-  await build({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names), pageLibrariesApart] });
+  await bundle({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names), pageLibrariesApart] });
 }
-await build({
+await bundle({
   ...common,
   stdin: { contents: "export * as parse5 from 'parse5';\nexport * as toughCookie from 'tough-cookie';\n", resolveDir: root, loader: 'js', sourcefile: 'page-libraries.js' },
   outfile: join(root, 'dist', 'oauthctl-pages.cjs'),
-  plugins: [quickIpv6TestInToughCookie],
+  plugins: [quickIpv6TestInToughCookie, lazyPublicSuffix, lazyEntityTables],
 });
 
 // `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
-await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
+await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
 
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {

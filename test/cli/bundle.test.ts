@@ -7,6 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, serialize } from 'parse5';
+import { getDomain } from 'tldts';
 import { describe, expect, it } from 'vitest';
 import { SUMMARIES } from '../../src/cli/command-table.js';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -94,6 +96,12 @@ describe('the bundled command line', () => {
     ]);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({ rejected: false, once: true, parsed: '#document', jar: 'function' });
+    // What a login's pages need is made when first used (scripts/build-cli.mjs warns when a package
+    // changed so that a patch no longer applies): the entity tables and the public suffix list.
+    const pages = readFileSync(join(ROOT, 'dist', 'oauthctl-pages.cjs'), 'utf8');
+    expect(pages).toContain('htmlTables().keys');
+    expect(pages).toContain('scripts/lazy-public-suffix.cjs');
+    expect(pages).toMatch(/^[\x00-\x7f]*$/);
   });
 
   it('tough-cookie in the page bundle (its IPv6 test answered early for names without a colon) keeps cookies as the package does', () => {
@@ -109,6 +117,51 @@ describe('the bundled command line', () => {
     expect(r.stderr).toBe('');
     // Domain=com is a public suffix (tldts): refused, as RFC 6265 section 5.3 step 5 says.
     expect(JSON.parse(r.stdout)).toEqual({ v6: 'kept', v4: 'kept', host: 'kept', suffix: 'refused', sentV6: 'a=1', sentV4: 'b=2', sentSub: 'c=3' });
+  });
+
+  it('parse5 in the page bundle (the named character references looked up lazily) reads pages as the package does', () => {
+    const page =
+      '<!doctype html><title>Sign in &middot; Example&trade;</title><p class=error>Wrong password&hellip; &amp; &lt;try again&gt; &copy 2026 &notin; &NotSquareSupersetEqual; &#x1F600; &unknown;</p>' +
+      '<form action="/login?a=1&amp;b=2&copy=3"><input name=username value="al&quot;ice&nbsp;"><button name=go value="&rarr;">Go</button></form>';
+    const loader = JSON.stringify(LOADER);
+    const r = node(['-e', `const { parse5 } = require(${loader}).loadPageLibraries('code-cache'); console.log(JSON.stringify(parse5.serialize(parse5.parse(${JSON.stringify(page)}))));`]);
+    expect(r.stderr).toBe('');
+    const fromBundle = JSON.parse(r.stdout) as string;
+    expect(fromBundle).toBe(serialize(parse(page)));
+    expect(fromBundle).toContain('Sign in \u00b7 Example\u2122');
+    expect(fromBundle).toContain('\u00a9 2026 \u2209 \u22e3 \u{1F600} &amp;unknown;');
+    expect(fromBundle).toContain('action="/login?a=1&amp;b=2&amp;copy=3"');
+  });
+
+  it("tough-cookie's public suffix lookup in the page bundle answers as tldts does, and loads tldts for names only", () => {
+    const hosts = [
+      '127.0.0.1',
+      '10.1.2.3',
+      '::1',
+      'fe80::1',
+      '256.1.1.1',
+      '1.2.3',
+      'localhost',
+      'com',
+      'example.com',
+      'login.example.co.uk',
+      'github.io',
+      'me.github.io',
+      'xn--bcher-kva.example',
+      'EXAMPLE.COM.',
+    ];
+    const lazy = join(ROOT, 'scripts', 'lazy-public-suffix.cjs');
+    const options = { allowIcannDomains: true, allowPrivateDomains: true };
+    const r = node([
+      '-e',
+      `const { getDomain } = require(${JSON.stringify(lazy)}); const loaded = () => Object.keys(require.cache).some((f) => /[\\/]tldts[\\/]/.test(f));` +
+        `const ips = ['127.0.0.1', '::1'].map((h) => getDomain(h, ${JSON.stringify(options)})); const before = loaded();` +
+        `const all = ${JSON.stringify(hosts)}.map((h) => getDomain(h, ${JSON.stringify(options)})); console.log(JSON.stringify({ ips, before, after: loaded(), all }));`,
+    ]);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as { ips: unknown[]; before: boolean; after: boolean; all: unknown[] };
+    expect(out).toEqual({ ips: [null, null], before: false, after: true, all: hosts.map((h) => getDomain(h, options)) });
+    expect(out.all[hosts.indexOf('login.example.co.uk')]).toBe('example.co.uk');
   });
 
   it('bin/oauthctl.js sends every command to the bundle that has it: each one shows its help', () => {
