@@ -167,6 +167,9 @@ export function endSessions(state: MockState, sid: string | undefined, cause: En
     endSessionRecord(state, found[0], found[1], cause);
     return 1;
   }
+  // Those that expired and were not yet swept end now as what they are: expired (logged so), not
+  // ended by this cause.
+  state.store.sessions.sweep();
   const all = [...state.store.sessions.entries()].filter(([, r]) => r.sid !== undefined);
   for (const [key, record] of all) endSessionRecord(state, key, record, cause);
   return all.length;

@@ -60,6 +60,18 @@ describe('a session that expires ends like the others', () => {
     expect(server.sessions().map((s) => s.sid)).toEqual([second.sid]);
   });
 
+  it('ending every session just after one expired (before the sweep found it) tells its client it expired, not that the admin ended it', async () => {
+    const rp = await startRelyingParty();
+    const server = await startMock(rpConfig(rp));
+    await browserLogin(server, new Browser());
+    await new Promise((r) => setTimeout(r, 1100));
+    server.clock.advance(3600);
+    expect(server.endSession()).toBe(0);
+    await eventually(() => deliveries(server).length === 1);
+    expect(deliveries(server).map((r) => r.outcome)).toEqual(['back-channel logout (expiry) delivered, attempt 1']);
+    expect(rp.hits).toHaveLength(1);
+  });
+
   it('a refresh token with offline_access outlives the expired session; without offline_access none is issued (OpenID Connect Core 11)', async () => {
     const rp = await startRelyingParty();
     const server = await startMock(rpConfig(rp));
