@@ -6,6 +6,7 @@ import { firstLine, walk } from './browser-walk.js';
 import { matchesRedirectUri, type ConsentDecision } from './headless/forms.js';
 import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
 import type { UserAgent, UserAgentContext } from '../client/user-agent.js';
+import { harClock, type HarRecorder } from '../output/har.js';
 
 export const DEFAULT_BROWSER_PATH = '/usr/bin/chromium';
 const BROWSER_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
@@ -85,15 +86,30 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
   return async (ctx: UserAgentContext) => {
     ctx.renderer.step('Headless login (Chromium)');
     const browser = await launchBrowser(options.browserPath, ctx.io.env, (line) => ctx.renderer.trace(line));
-    const onAbort = () => void browser.close();
+    let recording: PageRecording | undefined;
+    let driven = false;
+    let closed: Promise<void> | undefined;
+    // With --trace the browser's last requests are recorded before it closes, and the file waits for
+    // that: the flow goes on (and may end) as soon as the redirect is in, without waiting for the browser.
+    const close = (redirected: boolean) => {
+      if (closed === undefined) {
+        closed = (recording?.settled(redirected) ?? Promise.resolve()).then(() => browser.close());
+        ctx.renderer.har?.later(closed);
+      }
+      return closed;
+    };
+    const onAbort = () => void close(true);
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await drive(await browser.newPage(), ctx, options);
+      const page = await browser.newPage();
+      if (ctx.renderer.har) recording = recordPage(page, ctx.renderer.har, options.password, ctx.redirectUri);
+      await drive(page, ctx, options);
+      driven = true;
     } catch (err) {
       throw oneLine(err);
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
-      await browser.close();
+      await close(driven);
     }
   };
 }
@@ -118,6 +134,83 @@ async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOp
   await page.waitForLoadState('load').catch(() => undefined);
   ctx.renderer.trace(`browser: reached the redirect URI after ${end.steps} step${end.steps === 1 ? '' : 's'}`);
 }
+
+/** The exchanges of a page being recorded for --trace; settled() waits for those under way. */
+interface PageRecording {
+  /** With `redirect`, the request to the redirect URI is waited for first (the flow has it, the events may lag). */
+  settled(redirect: boolean): Promise<void>;
+}
+
+/** The resource types whose response bodies go into the trace: pages and what their scripts fetch (as the built-in agent's). */
+const BODIES_KEPT = new Set(['document', 'xhr', 'fetch']);
+
+/**
+ * --trace with --browser-driver: every request the browser's page makes (the authorization server's
+ * pages, their scripts and styles, the redirect to the listener) is recorded as the user agent's, as
+ * the built-in agent's requests are; the password typed into the login form is scrubbed from the file
+ * like theirs. A request that got no answer is recorded with status 0 and the browser's reason.
+ */
+function recordPage(page: Page, har: HarRecorder, password: string, redirectUri: string): PageRecording {
+  har.addSecret(password);
+  /** Each request under way, and the promise of its record. */
+  const underWay = new Map<Request, Promise<void>>();
+  const finished = new Map<Request, (failure?: string) => void>();
+  const pairs = (headers: { name: string; value: string }[]) => headers.map(({ name, value }): [string, string] => [name.toLowerCase(), value]);
+  const record = async (req: Request, failure?: string) => {
+    const timing = req.timing();
+    const response = failure === undefined ? await req.response() : null;
+    const body = response && BODIES_KEPT.has(req.resourceType()) ? await response.text().catch(() => '') : '';
+    har.record({
+      actor: 'user-agent',
+      startedAt: timing.startTime > 0 ? timing.startTime : harClock(),
+      durationMs: Math.max(0, timing.responseEnd),
+      method: req.method(),
+      url: req.url(),
+      // The headers as sent come with the answer; a request without one has only those Playwright saw leave.
+      requestHeaders: response ? pairs(await req.headersArray()) : Object.entries(req.headers()),
+      requestBody: req.postData() ?? undefined,
+      status: response?.status() ?? 0,
+      responseHeaders: response ? pairs(await response.headersArray()) : [],
+      responseBody: body,
+      error: failure ?? (response ? undefined : 'no response'),
+    });
+  };
+  let redirectRecorded: () => void = () => undefined;
+  const redirectDone = new Promise<void>((resolve) => (redirectRecorded = resolve));
+  page.on('request', (req) => {
+    const done = new Promise<string | undefined>((resolve) => finished.set(req, resolve))
+      .then((failure) => record(req, failure))
+      .catch(() => undefined)
+      .then(() => {
+        if (matchesRedirectUri(req.url(), redirectUri)) redirectRecorded();
+      });
+    underWay.set(req, done);
+  });
+  page.on('requestfinished', (req) => finished.get(req)?.());
+  page.on('requestfailed', (req) => finished.get(req)?.(req.failure()?.errorText ?? 'failed'));
+  return {
+    // The browser's events come after the listener has the redirect (they travel through Playwright):
+    // the request to the redirect URI, the last page, is waited for, a moment at most; then what is
+    // under way, the same moment at most; what is still unanswered is recorded as such.
+    async settled(redirect) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS)));
+      try {
+        if (redirect) await Promise.race([redirectDone, deadline]);
+        await Promise.race([Promise.all(underWay.values()), deadline]);
+        for (const settle of finished.values()) settle('still under way when the browser was closed');
+        // A record that still waits on the browser then is left out rather than keeping it open.
+        const last = new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS).unref());
+        await Promise.race([Promise.all(underWay.values()), last]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** How long the trace waits for the browser's last requests once the login has its redirect. */
+const SETTLE_MS = 2_000;
 
 // The icon link keeps Chromium from asking the redirect URI's host for /favicon.ico, a request no route sees.
 const STOPPED_PAGE = '<!doctype html><title>oauthctl</title><link rel="icon" href="data:,"><p>oauthctl stopped here, before leaving the authorization server.</p>';

@@ -19,6 +19,7 @@ export function startTrace(action: Command, io: IO, version: string): TraceSessi
   return {
     async save() {
       const { writeFileAtomic } = await import('../store/atomic-file.js');
+      await recorder.settled();
       const har = buildHar(recorder, { redacted: showSecrets !== true, version });
       try {
         // 0600 and atomic: a trace made with --show-secrets holds tokens.

@@ -293,13 +293,16 @@ function readLimited(req: IncomingMessage, limit: number): Promise<string | unde
 
 function sendHtml(res: ServerResponse, status: number, html: string, scriptNonce?: string, closeConnection = false): void {
   const script = scriptNonce ? `script-src 'nonce-${scriptNonce}'; connect-src 'self'; ` : '';
-  res.writeHead(status, {
+  const headers = {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'content-security-policy': `default-src 'none'; ${script}style-src 'unsafe-inline'`,
     ...(closeConnection ? { connection: 'close' } : {}),
-  });
+  };
+  // Set one by one (not through writeHead) so that res.getHeaders() has them for --trace's record of the answer.
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.writeHead(status);
   res.end(html);
 }

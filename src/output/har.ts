@@ -47,6 +47,22 @@ export class HarRecorder {
   readonly exchanges: RecordedExchange[] = [];
   /** Values to scrub wherever they appear, whatever their field is called (a login form's password). */
   readonly secrets = new Set<string>();
+  private readonly underWay = new Set<Promise<void>>();
+
+  /** Work that records more after the flow went on (a browser finishing its last requests): the file waits for it. */
+  later(work: Promise<unknown>): void {
+    const done: Promise<void> = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.underWay.add(done);
+    void done.then(() => this.underWay.delete(done));
+  }
+
+  /** Resolves once all the work given to later() has ended. */
+  async settled(): Promise<void> {
+    while (this.underWay.size > 0) await Promise.all(this.underWay);
+  }
 
   record(exchange: RecordedExchange): void {
     this.exchanges.push(exchange);

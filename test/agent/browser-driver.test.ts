@@ -5,6 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBrowserNavigator, createBrowserUserAgent, findBrowser } from '../../src/agent/browser-driver.js';
 import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
+import { buildHar, HarRecorder } from '../../src/output/har.js';
+import { redactHar } from '../../src/output/har-redact.js';
 import { createRenderer } from '../../src/output/render.js';
 import type { IO } from '../../src/output/io.js';
 import { startFormServer, type FormServer } from './helpers/form-server.js';
@@ -31,10 +33,11 @@ function memoryIO(): IO & { err: () => string } {
   return { stdout, stderr, stdin: new PassThrough(), env: { PATH: process.env.PATH ?? '' }, err: () => err };
 }
 
-async function loginThroughChromium(options: { needsJavaScript?: boolean; password?: string; consent?: 'approve' | 'deny' }) {
+async function loginThroughChromium(options: { needsJavaScript?: boolean; password?: string; consent?: 'approve' | 'deny'; har?: HarRecorder }) {
   server = await startFormServer(options.needsJavaScript ? { needsJavaScript: true } : {});
-  listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
+  listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback', har: options.har });
   const io = memoryIO();
+  io.har = options.har;
   const agent = createBrowserUserAgent({ username: USER, password: options.password ?? PASS, consent: options.consent ?? 'approve' });
   const url = `${server.url}/authorize?redirect_uri=${encodeURIComponent(listener.redirectUri)}&state=xyz`;
   await agent({ authorizationUrl: url, redirectUri: listener.redirectUri, signal: new AbortController().signal, io, renderer: createRenderer(io, { verbose: true, color: false }) });
@@ -53,6 +56,31 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
     expect(capture.params).toEqual({ code: `code-for-${USER}`, state: 'xyz' });
     expect(io.err()).toContain('browser: login form chosen');
     expect(io.err()).not.toContain(PASS);
+  });
+
+  it("--trace: the browser's own requests are the user agent's exchanges, bodies of pages kept, the typed password scrubbed from the file", async () => {
+    const har = new HarRecorder();
+    const { capture } = await loginThroughChromium({ needsJavaScript: true, har });
+    expect(capture.params.code).toBe(`code-for-${USER}`);
+    // In the order the requests started, as the file has them (a page finishes after its script).
+    const browser = har.exchanges.filter((e) => e.actor === 'user-agent').sort((a, b) => a.startedAt - b.startedAt);
+    const line = (e: (typeof browser)[number]) => `${e.method} ${new URL(e.url).pathname} ${e.status}`;
+    expect(browser.map(line)).toEqual(['GET /authorize 302', 'GET /app/spa 200', 'GET /bundle.js 200', 'POST /app/login 303', 'GET /app/consent 200', 'POST /app/consent 302', 'GET /callback 200']);
+    const spa = browser.find((e) => new URL(e.url).pathname === '/app/spa')!;
+    expect(spa.responseBody).toContain('<script src="/bundle.js">');
+    expect(spa.requestHeaders.some(([n, v]) => n === 'user-agent' && v.includes('Chrome'))).toBe(true);
+    expect(browser.find((e) => new URL(e.url).pathname === '/bundle.js')!.responseBody).toBe('');
+    expect(browser.find((e) => e.method === 'POST' && new URL(e.url).pathname === '/app/login')!.requestBody).toContain(new URLSearchParams({ pwd: PASS }).toString());
+    const heard = har.exchanges.filter((e) => e.actor === 'listener');
+    expect(heard.map((e) => new URL(e.url).pathname)).toEqual(['/callback']);
+    expect(heard[0]!.responseHeaders).toContainEqual(['content-type', 'text/html; charset=utf-8']);
+    const file = redactHar(buildHar(har, { redacted: true, version: 'test' }), har.secrets);
+    const text = JSON.stringify(file);
+    expect(text).not.toContain(encodeURIComponent(PASS).replace(/%20/g, '+'));
+    expect(text).not.toContain(PASS);
+    const loginPost = file.log.entries.find((e) => e.request.method === 'POST' && e.request.url.endsWith('/app/login'))!;
+    expect(loginPost.request.postData?.params).toContainEqual({ name: 'pwd', value: `[redacted ${PASS.length} chars]` });
+    expect(loginPost.request.postData?.params).toContainEqual({ name: 'identifier', value: USER });
   });
 
   it('logs in on a page whose form only exists after its script ran', async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from './helpers/io.js';
@@ -98,6 +100,45 @@ describe.skipIf(!existsSync('/usr/bin/chromium'))('login --headless --browser-dr
     expect(io.err()).not.toContain('error');
     expect(code).toBe(0);
     expect(JSON.parse(io.out())).toHaveProperty('access_token');
+  });
+
+  it('--trace holds the pages Chromium fetched, the password scrubbed; `trace --check` finds nothing wrong', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauthctl-browser-trace-'));
+    try {
+      const file = join(dir, 'login.har');
+      const io = memoryIO();
+      const code = await run(login('--client-id', 'photo-cli', '--pkce', '--scope', 'photo', '--browser-driver', 'chromium', '--username', 'alice', '--password', 'wonderland', '--trace', file), io);
+      expect(code, io.err()).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain('wonderland');
+      const har = JSON.parse(text) as { log: { entries: { request: { method: string; url: string }; response: { status: number }; _oauthctl: { actor: string } }[] } };
+      const browser = har.log.entries.filter((e) => e._oauthctl.actor === 'user-agent').map((e) => `${e.request.method} ${new URL(e.request.url).pathname} ${e.response.status}`);
+      expect(browser).toEqual(expect.arrayContaining(['GET /authorize 200', 'GET /assets/mock.css 200', 'POST /login 303', 'GET /consent 200', 'POST /consent 303', 'GET /callback 200']));
+      const check = memoryIO();
+      expect(await run(['trace', file, '--check'], check), check.out()).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--trace of a login that failed (a wrong password) still holds the pages, the password scrubbed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauthctl-browser-trace-'));
+    try {
+      const file = join(dir, 'failed.har');
+      const io = memoryIO();
+      const code = await run(
+        login('--client-id', 'photo-cli', '--pkce', '--scope', 'photo', '--browser-driver', 'chromium', '--username', 'alice', '--password', 'not-wonderland', '--trace', file),
+        io,
+      );
+      expect(code).toBe(1);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain('not-wonderland');
+      const har = JSON.parse(text) as { log: { entries: { request: { method: string; url: string; postData?: { params: { name: string; value: string }[] } }; _oauthctl: { actor: string } }[] } };
+      const post = har.log.entries.find((e) => e._oauthctl.actor === 'user-agent' && e.request.method === 'POST' && new URL(e.request.url).pathname === '/login');
+      expect(post?.request.postData?.params).toContainEqual({ name: 'password', value: '[redacted 14 chars]' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a missing browser is one line, exit 2', async () => {
