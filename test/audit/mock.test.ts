@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { createMockServer, loadMockConfig, type MockConfigInput, type MockServer
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { makeSelfSigned } from '../helpers/certificates.js';
 
 let mock: MockServer;
 let dir: string;
@@ -251,11 +252,7 @@ describe('audit against the mock of fixtures/mock/modern.jsonc (JWT client authe
 describe('audit of a client that authenticates with its TLS certificate (RFC 8705)', () => {
   it('self_signed_tls_client_auth over HTTPS: every token request of the audit presents the certificate', async () => {
     const at = (name: string) => join(dir, name);
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', at('self.key'), '-out', at('self.pem'), '-days', '1', '-subj', '/CN=photo-self'],
-      { stdio: 'ignore' },
-    );
+    makeSelfSigned(dir, 'self', { subject: '/CN=photo-self', subjectAltName: null });
     const jwk = createPublicKey(readFileSync(at('self.key'), 'utf8')).export({ format: 'jwk' });
     const client = { client_id: 'photo-self', token_endpoint_auth_method: 'self_signed_tls_client_auth', jwks: { keys: [jwk] }, redirect_uris: ['http://127.0.0.1/callback'] };
     const tls = await createMockServer({ clients: [client] } as MockConfigInput, { tls: true });

@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockConfigInput, type MockServer, type MockServerOptions } from '../../src/mock/index.js';
 import { runToken } from '../../src/cli/token.js';
-import { FAKE_BROWSER } from '../helpers/cli.js';
+import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from '../daily/helpers/io.js';
 
 let mock: MockServer | undefined;
@@ -21,7 +21,7 @@ async function startMock(config: MockConfigInput = { device_interval: 1 }, optio
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-grants-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterEach(async () => {
   await mock?.close();

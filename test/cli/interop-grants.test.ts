@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type OidcProviderServer } from '../audit/helpers/oidc-provider.js';
 import { runCli } from '../daily/helpers/io.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let op: OidcProviderServer;
 let home: string;
@@ -12,7 +13,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   op = await startOidcProvider();
   home = mkdtempSync(join(tmpdir(), 'oauthctl-interop-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterAll(async () => {
   await op?.close();

@@ -15,6 +15,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
+import { homeEnv } from '../helpers/cli.js';
 
 type Verify = (token: string) => Promise<AuthInfo>;
 
@@ -57,7 +58,7 @@ let home: string;
 let env: Record<string, string>;
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-mcp-peers-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 

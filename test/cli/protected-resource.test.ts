@@ -8,6 +8,7 @@ import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockConfigInput, type MockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let mock: MockServer | undefined;
 const servers: Server[] = [];
@@ -16,7 +17,7 @@ let env: Record<string, string>;
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-resource-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterEach(async () => {
   await mock?.close();

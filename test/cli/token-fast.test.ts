@@ -5,12 +5,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { homeEnv, ROOT } from '../helpers/cli.js';
 
 const LOADER = JSON.stringify(join(ROOT, 'bin', 'load-cli.js'));
 const home = mkdtempSync(join(tmpdir(), 'oauthctl-token-fast-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
-const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+const env = { PATH: process.env.PATH ?? '', ...homeEnv(home), NO_COLOR: '1' };
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const now = Math.floor(Date.now() / 1000);

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import { BIN, FAKE_BROWSER, runCli, type CliResult } from '../helpers/cli.js';
+import { makeSelfSigned } from '../helpers/certificates.js';
+import { BIN, type CliResult, FAKE_BROWSER, homeEnv, runCli } from '../helpers/cli.js';
 
 let mock: MockServer;
 const homes: string[] = [];
@@ -29,7 +30,7 @@ afterAll(async () => {
 function newHome(): Record<string, string> {
   const home = mkdtempSync(join(tmpdir(), 'oauthctl-helpers-'));
   homes.push(home);
-  return { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  return homeEnv(home);
 }
 
 const HEADLESS = { OAUTHCTL_USERNAME: 'alice', OAUTHCTL_PASSWORD: 'wonderland' };
@@ -98,31 +99,9 @@ describe('token --format for other programs', () => {
   it('kubectl runs the exec block of a kubeconfig and sends the ID token to an HTTPS API', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauthctl-kube-'));
     homes.push(dir);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+    const tls = makeSelfSigned(dir, 'api');
     const seen: string[] = [];
-    const api = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
+    const api = createHttpsServer({ key: readFileSync(tls.keyFile), cert: readFileSync(tls.certFile) }, (req, res) => {
       seen.push(String(req.headers.authorization));
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ kind: 'NamespaceList', apiVersion: 'v1', metadata: {}, items: [] }));
@@ -137,7 +116,7 @@ clusters:
 - name: local
   cluster:
     server: https://127.0.0.1:${port}
-    certificate-authority: ${join(dir, 'cert.pem')}
+    certificate-authority: ${tls.certFile}
 users:
 - name: oauthctl
   user:

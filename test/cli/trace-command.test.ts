@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -15,7 +16,7 @@ let recorded: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-trace-cmd-'));
-  env = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state') };
+  env = homeEnv(dir);
   mock = await createMockServer({});
   recorded = join(dir, 'login.har');
   const r = await runCli(

@@ -9,7 +9,7 @@ import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import { FAKE_BROWSER } from '../helpers/cli.js';
+import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli } from '../daily/helpers/io.js';
 
 const require = createRequire(import.meta.url);
@@ -100,7 +100,7 @@ const HEADLESS = ['--headless', '--username', 'alice', '--password', 'wonderland
 beforeAll(async () => {
   mock = await createMockServer({ device_interval: 1 });
   home = mkdtempSync(join(tmpdir(), 'oauthctl-trace-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterAll(async () => {
   await mock?.close();

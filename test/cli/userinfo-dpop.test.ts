@@ -10,6 +10,7 @@ import { run } from '../../src/cli/main.js';
 import type { MockServer } from '../../src/mock/index.js';
 import { memoryIO } from '../helpers/io.js';
 import { header, HEADLESS, jwt, requestsAt, sha256, startModernMock } from '../client/helpers/modern-mock.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let mock: MockServer;
 let home: string;
@@ -17,7 +18,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   mock = await startModernMock();
   home = mkdtempSync(join(tmpdir(), 'oauthctl-userinfo-dpop-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1', PATH: process.env.PATH ?? '' };
+  env = { ...homeEnv(home), NO_COLOR: '1', PATH: process.env.PATH ?? '' };
 });
 afterAll(async () => {
   await mock.close();

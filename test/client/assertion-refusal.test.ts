@@ -12,6 +12,7 @@ import { run } from '../../src/cli/main.js';
 import type { MockServer } from '../../src/mock/index.js';
 import { memoryIO } from '../helpers/io.js';
 import { CSJWT_SECRET, FIXTURE_KEY, HEADLESS, jwt, param, requestsAt, startModernMock } from './helpers/modern-mock.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let mock: MockServer;
 let home: string;
@@ -25,7 +26,7 @@ afterAll(async () => {
 });
 
 async function login(...args: string[]) {
-  const io = memoryIO({ HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' });
+  const io = memoryIO({ ...homeEnv(home), NO_COLOR: '1' });
   const code = await run(['login', '--issuer', mock.issuer, '--scope', 'openid', ...HEADLESS, '--no-cache', ...args], io);
   return { code, err: io.err() };
 }

@@ -7,6 +7,7 @@ import { run } from '../../src/cli/main.js';
 import { decodeJwtUnverified } from '../../src/oauth/jwt.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { json, makeCertificates, startLoopbackServer, type LoopbackServer, type TestCertificates } from './helpers/secured-loopback.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let server: LoopbackServer | undefined;
 let home: string;
@@ -27,7 +28,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const env = () => ({ HOME: home, XDG_STATE_HOME: join(home, 'state'), XDG_CONFIG_HOME: join(home, 'config') });
+const env = () => homeEnv(home);
 async function cli(...args: string[]) {
   const io = memoryIO(env());
   const code = await run(args, io);

@@ -7,6 +7,7 @@ import { decodeJwtUnverified } from '../../src/oauth/jwt.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { CSJWT_SECRET, RESOURCE, startSecuredOidcProvider, type SecuredOidcProvider } from './helpers/secured-oidc-provider.js';
 import { makeCertificates, type TestCertificates } from './helpers/secured-loopback.js';
+import { homeEnv } from '../helpers/cli.js';
 
 let op: SecuredOidcProvider;
 let nonceOp: SecuredOidcProvider;
@@ -97,7 +98,7 @@ describe('interop: DPoP (RFC 9449)', () => {
   });
 
   it('the key is cached with the tokens (0600): token, refresh and call keep working with proofs', async () => {
-    const env = { HOME: home, XDG_STATE_HOME: join(home, 'state'), XDG_CONFIG_HOME: join(home, 'config') };
+    const env = homeEnv(home);
     const first = await cli(['login', '--issuer', nonceOp.issuer, '--client-id', 'dpop-cli', '--dpop', '--scope', 'openid offline_access', '--param', 'prompt=consent', ...headless], env);
     expect(first.code, first.err).toBe(0);
     const dir = join(home, 'state', 'oauthctl', 'tokens');
@@ -218,7 +219,7 @@ describe('interop: mutual TLS (RFC 8705) with oidc-provider behind HTTPS', () =>
   });
 
   it('tls_client_auth gets a certificate-bound token; `call` presents the same certificate to the userinfo endpoint', async () => {
-    const env = { HOME: tlsHome, XDG_STATE_HOME: join(tlsHome, 'state'), XDG_CONFIG_HOME: join(tlsHome, 'config') };
+    const env = homeEnv(tlsHome);
     const mtls = ['--tls-cert', certs.clientCertFile, '--tls-key', certs.clientKeyFile, '--insecure'];
     const first = await cli(['login', '--issuer', tlsOp.issuer, '--client-id', 'mtls-cli', '--auth-method', 'tls_client_auth', '--scope', 'openid', ...mtls, ...headless], env);
     expect(first.code, first.err).toBe(0);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
 import { runToken } from '../../src/cli/token.js';
-import { FAKE_BROWSER } from '../helpers/cli.js';
+import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
 
 let mock: MockServer;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-everyday-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), BROWSER: FAKE_BROWSER };
+  env = { ...homeEnv(home), BROWSER: FAKE_BROWSER };
 });
 afterEach(() => {
   rmSync(home, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
 import { runStatus } from '../../src/cli/status.js';
 import { runToken } from '../../src/cli/token.js';
-import { FAKE_BROWSER } from '../helpers/cli.js';
+import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
 
 let mock: MockServer;
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-daily-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), BROWSER: FAKE_BROWSER };
+  env = { ...homeEnv(home), BROWSER: FAKE_BROWSER };
 });
 afterEach(() => {
   rmSync(home, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
 import { run } from '../../src/cli/main.js';
 import { captureFromPastedUrl } from '../../src/agent/paste-redirect.js';
-import { BIN } from '../helpers/cli.js';
+import { BIN, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
 
 const APP_REDIRECT = 'com.example.app:/callback';
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-remote-'));
-  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+  env = homeEnv(home);
 });
 afterEach(() => {
   rmSync(home, { recursive: true, force: true });

@@ -40,3 +40,25 @@ export function makeClientCa(cn: string, dir = mkdtempSync(join(tmpdir(), 'oauth
   openssl('x509', '-req', '-in', f('client.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('client.pem'), '-days', '1', '-extfile', f('client.ext'));
   return { caFile: f('ca.pem'), certFile: f('client.pem'), keyFile: f('client.key'), subjectDn: `CN=${cn},O=Example`, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A certificate that signs itself, and its key: `NAME.pem` and `NAME.key` in `dir`. */
+export interface SelfSigned {
+  certFile: string;
+  keyFile: string;
+}
+
+/**
+ * A self-signed certificate made with openssl, valid `days` (default 1): an EC P-256 key unless `key`
+ * is 'rsa' (RSA 2048, for the ECDHE-RSA cipher suites), the subject `/CN=127.0.0.1` with the IP
+ * address as its subjectAltName (what Node and kubectl check for a loopback server) unless given.
+ */
+export function makeSelfSigned(dir: string, name: string, options: { key?: 'ec' | 'rsa'; subject?: string; subjectAltName?: string | null; days?: number } = {}): SelfSigned {
+  const certFile = join(dir, `${name}.pem`);
+  const keyFile = join(dir, `${name}.key`);
+  const key = options.key === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+  const san = options.subjectAltName === undefined ? 'IP:127.0.0.1' : options.subjectAltName;
+  const args = ['req', '-x509', ...key, '-nodes', '-keyout', keyFile, '-out', certFile, '-days', String(options.days ?? 1), '-subj', options.subject ?? '/CN=127.0.0.1'];
+  if (san !== null) args.push('-addext', `subjectAltName=${san}`);
+  execFileSync('openssl', args, { stdio: 'ignore' });
+  return { certFile, keyFile };
+}

@@ -13,9 +13,14 @@ export const FAKE_BROWSER = `${JSON.stringify(process.execPath)} ${JSON.stringif
 const HOME = mkdtempSync(join(tmpdir(), 'oauthctl-home-'));
 process.on('exit', () => rmSync(HOME, { recursive: true, force: true }));
 
+/** HOME and the XDG config and state folders under it: where a command keeps profiles, tokens and registrations. */
+export function homeEnv(home: string): { HOME: string; XDG_CONFIG_HOME: string; XDG_STATE_HOME: string } {
+  return { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+}
+
 /** The spawned CLI's whole environment: PATH, the temporary HOME and XDG dirs, NO_COLOR, plus `extra`. */
 export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, 'config'), XDG_STATE_HOME: join(HOME, 'state'), NO_COLOR: '1', ...extra };
+  return { PATH: process.env.PATH ?? '', ...homeEnv(HOME), NO_COLOR: '1', ...extra };
 }
 
 export interface CliResult {

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeClientCa } from '../helpers/certificates.js';
+import { makeClientCa, makeSelfSigned } from '../helpers/certificates.js';
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,15 +21,12 @@ import { modernClient } from './modern-helpers.js';
 // signed (tls_client_auth), and a self-signed one (self_signed_tls_client_auth).
 let dir: string;
 const pem = (name: string) => readFileSync(join(dir, name), 'utf8');
-const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-mtls-test-'));
-  const f = (n: string) => join(dir, n);
   makeClientCa('photo-mtls', dir);
-  openssl('req', '-x509', ...EC, '-keyout', f('self.key'), '-out', f('self.pem'), '-days', '1', '-subj', '/CN=photo-self');
-  openssl('req', '-x509', ...EC, '-keyout', f('other.key'), '-out', f('other.pem'), '-days', '1', '-subj', '/O=Example/CN=photo-mtls');
+  makeSelfSigned(dir, 'self', { subject: '/CN=photo-self', subjectAltName: null });
+  makeSelfSigned(dir, 'other', { subject: '/O=Example/CN=photo-mtls', subjectAltName: null });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
+import { homeEnv } from '../helpers/cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -20,7 +21,7 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'oauthctl-trace-html-'));
-    const env = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state') };
+    const env = homeEnv(dir);
     const mock = await createMockServer({});
     try {
       // A login that works, then a refresh the server refuses: the page has a failing step to mark.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { joinSecrets, splitSecrets } from '../../src/store/secret-store.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN, homeEnv, runCli } from '../helpers/cli.js';
 
 let mock: MockServer;
 let home: string;
@@ -15,7 +15,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   mock = await createMockServer(undefined, { autoLogin: 'alice', port: 0 });
   home = mkdtempSync(join(tmpdir(), 'oauthctl-keyring-'));
-  env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+  env = { PATH: process.env.PATH ?? '', ...homeEnv(home), NO_COLOR: '1' };
 });
 afterAll(async () => {
   await mock.close();

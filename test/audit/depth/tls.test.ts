@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type ServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeSelfSigned } from '../../helpers/certificates.js';
 import { auditJson } from './helpers.js';
 
 // A self-signed certificate for 127.0.0.1 (the audit runs with --insecure; the tls probe judges the certificate, not these).
@@ -12,12 +12,8 @@ let dir: string;
 let tls: { key: string; cert: string };
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'oauthctl-audit-depth-tls-'));
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-    { stdio: 'ignore' },
-  );
-  tls = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  const made = makeSelfSigned(dir, 'server', { key: 'rsa' });
+  tls = { key: readFileSync(made.keyFile, 'utf8'), cert: readFileSync(made.certFile, 'utf8') };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

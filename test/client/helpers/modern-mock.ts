@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwtUnverified } from '../../../src/oauth/jwt.js';
 import { createMockServer, loadMockConfig, type MockConfigInput, type MockRequest, type MockServer, type MockServerOptions } from '../../../src/mock/index.js';
-import { ROOT, runCli, type CliResult } from '../../helpers/cli.js';
+import { homeEnv, ROOT, runCli, type CliResult } from '../../helpers/cli.js';
 
 /** The public key and certificate of fixtures/mock/modern.jsonc's clients. */
 export const FIXTURE_KEY = join(ROOT, 'fixtures', 'mock', 'photo-jwt.key.pem');
@@ -28,10 +28,9 @@ export interface CliHome {
 
 export function cliHome(): CliHome {
   const dir = mkdtempSync(join(tmpdir(), 'oauthctl-modern-mock-'));
-  const homeEnv = { HOME: dir, XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'config') };
   return {
     dir,
-    run: (args, env = {}) => runCli(args, { env: { ...homeEnv, ...env } }),
+    run: (args, env = {}) => runCli(args, { env: { ...homeEnv(dir), ...env } }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -7,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { makeSelfSigned } from '../../helpers/certificates.js';
 
 /** One request as the loopback server saw it, with the client certificate it presented (SHA-256 fingerprint). */
 export interface SeenRequest {
@@ -88,34 +88,7 @@ export interface TestCertificates {
 
 export function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'oauthctl-mtls-'));
-  const make = (name: string, cn: string) => {
-    const keyFile = join(dir, `${name}.key.pem`);
-    const certFile = join(dir, `${name}.cert.pem`);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-subj',
-        `/CN=${cn}`,
-        '-days',
-        '2',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    return { certFile, keyFile };
-  };
+  const make = (name: string, cn: string) => makeSelfSigned(dir, name, { subject: `/CN=${cn}`, days: 2 });
   const server = make('server', '127.0.0.1');
   const client = make('client', 'oauthctl-test-client');
   return {
