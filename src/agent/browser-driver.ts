@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Browser, Page, Request, Route } from 'playwright-core';
+import type { Browser, Page, Request, Response, Route } from 'playwright-core';
 import { CliError, FlowError, UsageError } from '../errors.js';
 import { firstLine, walk } from './browser-walk.js';
 import { matchesRedirectUri, type ConsentDecision } from './headless/forms.js';
@@ -102,7 +102,7 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const page = await browser.newPage();
-      if (ctx.renderer.har) recording = recordPage(page, ctx.renderer.har, options.password, ctx.redirectUri);
+      if (ctx.renderer.har) recording = recordPage(page, ctx.renderer.har, options.password, ctx.redirectUri, (line) => ctx.renderer.warn(line));
       await drive(page, ctx, options);
       driven = true;
     } catch (err) {
@@ -143,6 +143,17 @@ interface PageRecording {
 
 /** The resource types whose response bodies go into the trace: pages and what their scripts fetch (as the built-in agent's). */
 const BODIES_KEPT = new Set(['document', 'xhr', 'fetch']);
+/** A hostile page may fetch without end: the trace keeps this many of its requests, and this much of a body. */
+const MAX_RECORDED = 500;
+const MAX_BODY_CHARS = 1024 * 1024;
+
+/** A response body for the trace: none beyond MAX_BODY_CHARS is fetched from the browser or kept, and the cut is said. */
+async function bodyForTrace(response: Response): Promise<string> {
+  const length = Number(response.headers()['content-length']);
+  if (length > MAX_BODY_CHARS) return `[oauthctl: a body of ${length} bytes, not kept]`;
+  const text = await response.text().catch(() => '');
+  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}[oauthctl: ${text.length - MAX_BODY_CHARS} more characters not kept]` : text;
+}
 
 /**
  * --trace with --browser-driver: every request the browser's page makes (the authorization server's
@@ -150,8 +161,9 @@ const BODIES_KEPT = new Set(['document', 'xhr', 'fetch']);
  * the built-in agent's requests are; the password typed into the login form is scrubbed from the file
  * like theirs. A request that got no answer is recorded with status 0 and the browser's reason.
  */
-function recordPage(page: Page, har: HarRecorder, password: string, redirectUri: string): PageRecording {
+function recordPage(page: Page, har: HarRecorder, password: string, redirectUri: string, warn: (line: string) => void): PageRecording {
   har.addSecret(password);
+  let warned = false;
   /** Each request under way, and the promise of its record. */
   const underWay = new Map<Request, Promise<void>>();
   const finished = new Map<Request, (failure?: string) => void>();
@@ -159,7 +171,7 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
   const record = async (req: Request, failure?: string) => {
     const timing = req.timing();
     const response = failure === undefined ? await req.response() : null;
-    const body = response && BODIES_KEPT.has(req.resourceType()) ? await response.text().catch(() => '') : '';
+    const body = response && BODIES_KEPT.has(req.resourceType()) ? await bodyForTrace(response) : '';
     har.record({
       actor: 'user-agent',
       startedAt: timing.startTime > 0 ? timing.startTime : harClock(),
@@ -178,6 +190,11 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
   let redirectRecorded: () => void = () => undefined;
   const redirectDone = new Promise<void>((resolve) => (redirectRecorded = resolve));
   page.on('request', (req) => {
+    if (underWay.size === MAX_RECORDED) {
+      if (!warned) warn(`the browser's page made more than ${MAX_RECORDED} requests: the trace keeps the first ${MAX_RECORDED}`);
+      warned = true;
+      return;
+    }
     const done = new Promise<string | undefined>((resolve) => finished.set(req, resolve))
       .then((failure) => record(req, failure))
       .catch(() => undefined)

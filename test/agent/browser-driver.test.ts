@@ -83,6 +83,44 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
     expect(loginPost.request.postData?.params).toContainEqual({ name: 'identifier', value: USER });
   });
 
+  it("--trace of a hostile page (600 fetches, bodies of 3 MB): the first 500 requests kept, a body's first MiB at most, said once on stderr", async () => {
+    listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const flood = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/big') return res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(big.length) }).end(big);
+      if (path === '/big-chunked') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(big);
+      }
+      if (path === '/x') return res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const next = `${listener!.redirectUri}?code=c&state=xyz`;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>busy</title><script>(async () => { await fetch('/big'); await fetch('/big-chunked'); for (let i = 0; i < 600; i++) await fetch('/x?' + i); location.assign(${JSON.stringify(next)}); })();</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => flood.listen(0, '127.0.0.1', resolve));
+    try {
+      const har = new HarRecorder();
+      const io = memoryIO();
+      io.har = har;
+      const agent = createBrowserUserAgent({ username: USER, password: PASS, stepTimeoutMs: 20_000 });
+      const url = `http://127.0.0.1:${(flood.address() as AddressInfo).port}/authorize`;
+      await agent({ authorizationUrl: url, redirectUri: listener.redirectUri, signal: new AbortController().signal, io, renderer: createRenderer(io, { color: false }) });
+      expect((await listener.waitForRedirect()).params.code).toBe('c');
+      await har.settled();
+      expect(har.exchanges).toHaveLength(500);
+      const bigBody = har.exchanges.find((e) => e.url.endsWith('/big'))!.responseBody;
+      expect(bigBody).toBe('[oauthctl: a body of 3145728 bytes, not kept]');
+      const chunked = har.exchanges.find((e) => e.url.endsWith('/big-chunked'))!.responseBody;
+      expect(chunked).toBe(`${'x'.repeat(1024 * 1024)}[oauthctl: ${2 * 1024 * 1024} more characters not kept]`);
+      expect(io.err().match(/the browser's page made more than 500 requests: the trace keeps the first 500/g)).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => flood.close(resolve));
+    }
+  });
+
   it('logs in on a page whose form only exists after its script ran', async () => {
     const { capture } = await loginThroughChromium({ needsJavaScript: true });
     expect(capture.params.code).toBe(`code-for-${USER}`);
