@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Browser, Page, Request, Response, Route } from 'playwright-core';
+import type { APIResponse, Browser, Page, Request, Response, Route } from 'playwright-core';
 import { CliError, FlowError, UsageError } from '../errors.js';
 import { firstLine, walk } from './browser-walk.js';
 import { matchesRedirectUri, type ConsentDecision } from './headless/forms.js';
@@ -102,7 +102,10 @@ export function createBrowserUserAgent(options: BrowserDriverOptions): UserAgent
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const page = await browser.newPage();
-      if (ctx.renderer.har) recording = recordPage(page, ctx.renderer.har, options.password, ctx.redirectUri, (line) => ctx.renderer.warn(line));
+      if (ctx.renderer.har) {
+        ctx.renderer.har.addSecret(options.password);
+        recording = recordPage(page, ctx.renderer.har, { redirectUri: ctx.redirectUri, warn: (line) => ctx.renderer.warn(line) });
+      }
       await drive(page, ctx, options);
       driven = true;
     } catch (err) {
@@ -135,6 +138,20 @@ async function drive(page: Page, ctx: UserAgentContext, options: BrowserDriverOp
   ctx.renderer.trace(`browser: reached the redirect URI after ${end.steps} step${end.steps === 1 ? '' : 's'}`);
 }
 
+/** What recordPage needs besides the page and the recorder. */
+interface RecordOptions {
+  /** The login's redirect URI: the request to it is the last one, waited for by settled(true). */
+  redirectUri?: string | undefined;
+  /** Says, once, that the page made more requests than are kept. */
+  warn: (line: string) => void;
+  maxRecorded?: number;
+  /**
+   * The navigator's own answers: a request it fetched itself (the page was given that answer, or a
+   * blank page in place of a redirect out of the server), or one it did not send at all (a string: why).
+   */
+  answerOf?: (req: Request) => APIResponse | string | undefined;
+}
+
 /** The exchanges of a page being recorded for --trace; settled() waits for those under way. */
 interface PageRecording {
   /** With `redirect`, the request to the redirect URI is waited for first (the flow has it, the events may lag). */
@@ -148,7 +165,7 @@ const MAX_RECORDED = 500;
 const MAX_BODY_CHARS = 1024 * 1024;
 
 /** A response body for the trace: none beyond MAX_BODY_CHARS is fetched from the browser or kept, and the cut is said. */
-async function bodyForTrace(response: Response): Promise<string> {
+async function bodyForTrace(response: Pick<Response, 'headers' | 'text'>): Promise<string> {
   const length = Number(response.headers()['content-length']);
   if (length > MAX_BODY_CHARS) return `[oauthctl: a body of ${length} bytes, not kept]`;
   const text = await response.text().catch(() => '');
@@ -161,8 +178,8 @@ async function bodyForTrace(response: Response): Promise<string> {
  * the built-in agent's requests are; the password typed into the login form is scrubbed from the file
  * like theirs. A request that got no answer is recorded with status 0 and the browser's reason.
  */
-function recordPage(page: Page, har: HarRecorder, password: string, redirectUri: string, warn: (line: string) => void): PageRecording {
-  har.addSecret(password);
+function recordPage(page: Page, har: HarRecorder, options: RecordOptions): PageRecording {
+  const { redirectUri, warn, maxRecorded = MAX_RECORDED } = options;
   let warned = false;
   /** Each request under way, and the promise of its record. */
   const underWay = new Map<Request, Promise<void>>();
@@ -170,7 +187,9 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
   const pairs = (headers: { name: string; value: string }[]) => headers.map(({ name, value }): [string, string] => [name.toLowerCase(), value]);
   const record = async (req: Request, failure?: string) => {
     const timing = req.timing();
-    const response = failure === undefined ? await req.response() : null;
+    const own = options.answerOf?.(req);
+    if (typeof own === 'string') failure ??= own;
+    const response = failure === undefined ? (typeof own === 'object' ? own : await req.response()) : null;
     const body = response && BODIES_KEPT.has(req.resourceType()) ? await bodyForTrace(response) : '';
     har.record({
       actor: 'user-agent',
@@ -182,7 +201,7 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
       requestHeaders: response ? pairs(await req.headersArray()) : Object.entries(req.headers()),
       requestBody: req.postData() ?? undefined,
       status: response?.status() ?? 0,
-      responseHeaders: response ? pairs(await response.headersArray()) : [],
+      responseHeaders: response ? pairs(typeof own === 'object' ? own.headersArray() : await (response as Response).headersArray()) : [],
       responseBody: body,
       error: failure ?? (response ? undefined : 'no response'),
     });
@@ -190,8 +209,8 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
   let redirectRecorded: () => void = () => undefined;
   const redirectDone = new Promise<void>((resolve) => (redirectRecorded = resolve));
   page.on('request', (req) => {
-    if (underWay.size === MAX_RECORDED) {
-      if (!warned) warn(`the browser's page made more than ${MAX_RECORDED} requests: the trace keeps the first ${MAX_RECORDED}`);
+    if (underWay.size === maxRecorded) {
+      if (!warned) warn(`the browser's page made more than ${maxRecorded} requests: the trace keeps the first ${maxRecorded}`);
       warned = true;
       return;
     }
@@ -199,7 +218,7 @@ function recordPage(page: Page, har: HarRecorder, password: string, redirectUri:
       .then((failure) => record(req, failure))
       .catch(() => undefined)
       .then(() => {
-        if (matchesRedirectUri(req.url(), redirectUri)) redirectRecorded();
+        if (redirectUri !== undefined && matchesRedirectUri(req.url(), redirectUri)) redirectRecorded();
       });
     underWay.set(req, done);
   });
@@ -246,24 +265,46 @@ export interface BrowserNavigator {
  * same result, and the same promise that nothing is sent to the redirect URI or to another host (the
  * browser gets a blank page instead; what its request would have carried is the result).
  */
-export async function createBrowserNavigator(options: { browserPath?: string | undefined; env: NodeJS.ProcessEnv; stepTimeoutMs?: number }): Promise<BrowserNavigator> {
+export async function createBrowserNavigator(options: {
+  browserPath?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  stepTimeoutMs?: number;
+  /** --trace: the page's requests are recorded as the user agent's (recordPage); `warn` says when there are too many. */
+  har?: HarRecorder | undefined;
+  warn?: (line: string) => void;
+}): Promise<BrowserNavigator> {
   const browser = await launchBrowser(options.browserPath, options.env);
   const context = await browser.newContext();
   let current: NavigatorWalk | undefined;
   // One page for every walk: closing a page while its last navigation is being answered can hang Chromium.
   let page: Page | undefined;
+  let recording: PageRecording | undefined;
+  /** What the route did with each navigation it answered (recordPage's answerOf). */
+  const answers = new WeakMap<Request, APIResponse | string>();
   // One route for the context's whole life, answering each request once: removing a route while its
   // requests are in flight makes Playwright answer them itself, and our answer then fails with "Route is
   // already handled!". Between walks every request is refused.
-  await context.route('**/*', (route) => answerRoute(route, current));
+  await context.route('**/*', (route) => answerRoute(route, current, options.har ? answers : undefined));
+  let closed: Promise<void> | undefined;
   return {
-    async close() {
+    close() {
       current = undefined;
-      await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
-      await browser.close();
+      closed ??= (async () => {
+        await recording?.settled(false);
+        await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
+        await browser.close();
+      })();
+      options.har?.later(closed);
+      return closed;
     },
     async navigate(authorizationUrl, opts) {
-      page ??= await context.newPage();
+      if (page === undefined) {
+        page = await context.newPage();
+        // The audit's walks are many: more of their requests are kept than of one login's.
+        const answerOf = (req: Request) => answers.get(req);
+        if (options.har) recording = recordPage(page, options.har, { warn: options.warn ?? (() => undefined), maxRecorded: 20 * MAX_RECORDED, answerOf });
+      }
+      if (opts.credentials) options.har?.addSecret(opts.credentials.password);
       // A late navigation of the last walk (an app's location.assign that fired after it ended) must not
       // land in this one: the page leaves for about:blank first, while the route still refuses everything.
       current = undefined;
@@ -327,7 +368,7 @@ interface NavigatorWalk {
  * (window.open) and every subresource pass through it too. Each request is answered once; an answer
  * that fails (the page went away meanwhile) is a line of the trace, never an error.
  */
-async function answerRoute(route: Route, w: NavigatorWalk | undefined): Promise<void> {
+async function answerRoute(route: Route, w: NavigatorWalk | undefined, answers: WeakMap<Request, APIResponse | string> | undefined): Promise<void> {
   const req = route.request();
   const trace = w?.trace ?? (() => undefined);
   const settle = async (how: 'abort' | 'continue' | 'fulfill', answer: () => Promise<void>) => {
@@ -347,6 +388,8 @@ async function answerRoute(route: Route, w: NavigatorWalk | undefined): Promise<
   /** Records the request that was not sent, and gives the browser a blank page in its place. */
   const stopAt = (request: { url: string; method: string; body: string | null | undefined; from: string; status: number }, stoppedBy: 'redirect-uri' | 'stop-before') => {
     w.stop = { kind: 'redirect', method: request.method === 'POST' ? 'POST' : 'GET', url: request.url, from: request.from, status: request.status, steps: 0, stoppedBy };
+    // A request to the redirect URI itself is not sent; one whose answer redirected there was (its answer is kept).
+    if (request.url === req.url() && !answers?.has(req)) answers?.set(req, `not sent: oauthctl stopped the browser before ${request.method} ${request.url}`);
     if (request.body != null) w.stop.body = request.body;
     trace(`browser: stopped before ${request.method} ${request.url}`);
     return settle('fulfill', () => route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE }));
@@ -367,6 +410,7 @@ async function answerRoute(route: Route, w: NavigatorWalk | undefined): Promise<
     trace(`browser: ${req.method()} ${req.url()} failed: ${firstLine(err)}`);
     return settle('abort', () => route.abort('failed'));
   }
+  answers?.set(req, response);
   w.status = response.status();
   const location = response.headers().location;
   if (w.status >= 300 && w.status < 400 && location !== undefined) {

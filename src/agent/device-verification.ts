@@ -49,7 +49,7 @@ export async function completeVerification(verificationUrl: string, options: Ver
   if (options.browserDriver === 'chromium') {
     ctx.renderer.step('Verification page (Chromium)');
     const { createBrowserNavigator } = await import('./browser-driver.js');
-    const navigator = await createBrowserNavigator({ browserPath: options.browserPath, env: ctx.io.env });
+    const navigator = await createBrowserNavigator({ browserPath: options.browserPath, env: ctx.io.env, har: ctx.renderer.har, warn: (line) => ctx.renderer.warn(line) });
     try {
       result = await navigator.navigate(verificationUrl, walk);
     } finally {

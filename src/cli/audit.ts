@@ -63,7 +63,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     const { issuer, metadata, lookup } = await findMetadata(http, config, renderer);
     if (driver) {
       renderer.trace('audit: authorization requests go through headless Chromium');
-      browser = await driver.createBrowserNavigator({ browserPath: account.browserPath, env: io.env });
+      browser = await driver.createBrowserNavigator({ browserPath: account.browserPath, env: io.env, har: renderer.har, warn: (line) => renderer.warn(line) });
     }
     const ctx = new AuditContext({
       config,

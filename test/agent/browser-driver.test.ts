@@ -83,6 +83,7 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
     expect(loginPost.request.postData?.params).toContainEqual({ name: 'identifier', value: USER });
   });
 
+  // The flood starts at a click (the walk presses "Continue" and waits for the navigation), so that a slow machine does not end the walk first.
   it("--trace of a hostile page (600 fetches, bodies of 3 MB): the first 500 requests kept, a body's first MiB at most, said once on stderr", async () => {
     listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
     const big = 'x'.repeat(3 * 1024 * 1024);
@@ -97,7 +98,7 @@ describe.skipIf(!hasChromium)('browser driver (Chromium via playwright-core)', (
       const next = `${listener!.redirectUri}?code=c&state=xyz`;
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(
-        `<!doctype html><title>busy</title><script>(async () => { await fetch('/big'); await fetch('/big-chunked'); for (let i = 0; i < 600; i++) await fetch('/x?' + i); location.assign(${JSON.stringify(next)}); })();</script>`,
+        `<!doctype html><title>busy</title><button type="button" onclick="go()">Continue</button><script>async function go() { await fetch('/big'); await fetch('/big-chunked'); for (let i = 0; i < 600; i++) await fetch('/x?' + i); location.assign(${JSON.stringify(next)}); }</script>`,
       );
     });
     await new Promise<void>((resolve) => flood.listen(0, '127.0.0.1', resolve));

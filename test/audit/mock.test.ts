@@ -422,6 +422,23 @@ describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromi
     expect(io.err()).not.toContain('wonderland');
   }, 90_000);
 
+  it("--trace holds the browser's requests: the redirect out of the server as the server answered it, never sent on; the password scrubbed", async () => {
+    const file = join(dir, 'audit-browser.har');
+    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--browser-driver', 'chromium', '--only', 'flow,state,redirect-uri-exact', '--trace', file);
+    expect(code, io.err()).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('wonderland');
+    type Entry = { request: { method: string; url: string }; response: { status: number; headers: { name: string; value: string }[] }; _oauthctl: { actor: string; error?: string } };
+    const entries = (JSON.parse(text) as { log: { entries: Entry[] } }).log.entries.filter((e) => e._oauthctl.actor === 'user-agent');
+    const paths = entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`);
+    expect(paths).toEqual(expect.arrayContaining(['GET /authorize', 'GET /assets/mock.css', 'POST /login', 'GET /consent', 'POST /consent']));
+    // The consent's answer redirects to the redirect URI: recorded as the server gave it; nothing reached the redirect URI.
+    const consent = entries.find((e) => e.request.method === 'POST' && new URL(e.request.url).pathname === '/consent')!;
+    expect(consent.response.status).toBe(303);
+    expect(consent.response.headers.find((h) => h.name === 'location')?.value).toMatch(/^http:\/\/127\.0\.0\.1\/callback\?code=/);
+    expect(entries.filter((e) => new URL(e.request.url).pathname === '/callback' && e._oauthctl.error === undefined)).toEqual([]);
+  }, 90_000);
+
   it('a missing browser is one line, exit 2, before any request', async () => {
     const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--browser-driver', 'chromium', '--browser-path', '/nonexistent/chromium');
     expect(code).toBe(2);

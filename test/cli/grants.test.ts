@@ -56,13 +56,39 @@ describe('login --device (RFC 8628)', () => {
     '--headless --browser-driver chromium completes the verification page in a real browser',
     async () => {
       const m = await startMock();
+      const file = join(home, 'device.har');
       const r = await runCli(
-        ['login', '--device', '--auth-url', m.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--headless', '--browser-driver', 'chromium', '--username', 'alice', '--password', 'wonderland'],
+        [
+          'login',
+          '--device',
+          '--auth-url',
+          m.authUrl,
+          '--client-id',
+          'photo-cli',
+          '--scope',
+          'photo',
+          '--headless',
+          '--browser-driver',
+          'chromium',
+          '--username',
+          'alice',
+          '--password',
+          'wonderland',
+          '--trace',
+          file,
+        ],
         env,
       );
       expect(r.stderr).toMatch(/==> Verification page \(Chromium\)/);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^access_token=/);
+      // --trace holds the verification pages as Chromium fetched them, the password scrubbed.
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain('wonderland');
+      const entries = (JSON.parse(text) as { log: { entries: { request: { method: string; url: string }; _oauthctl: { actor: string } }[] } }).log.entries;
+      const browser = entries.filter((e) => e._oauthctl.actor === 'user-agent').map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`);
+      expect(browser).toContain('GET /device');
+      expect(browser.filter((p) => p.startsWith('POST ')).length).toBeGreaterThan(0);
     },
     60_000,
   );
