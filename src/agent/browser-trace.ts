@@ -54,8 +54,13 @@ export function recordPage(page: Page, har: HarRecorder, options: RecordOptions)
   const record = async (req: Request, failure?: string) => {
     const timing = req.timing();
     const own = options.answerOf?.(req);
-    if (typeof own === 'string') failure ??= own;
-    const response = failure === undefined ? (typeof own === 'object' ? own : await req.response()) : null;
+    // What the navigator did decides: a request it did not send was not sent, and one it fetched got the
+    // server's answer, whatever the page did next (the next walk's about:blank may cancel its load).
+    if (typeof own === 'string') failure = own;
+    else if (own !== undefined) failure = undefined;
+    // A request that failed once its answer had come (its body cut off by the next navigation) keeps
+    // that answer beside the failure; one still under way is not asked for it (the answer may never come).
+    const response = typeof own === 'object' ? own : typeof own === 'string' || failure === UNDER_WAY ? null : await req.response().catch(() => null);
     const body = response && BODIES_KEPT.has(req.resourceType()) ? await bodyForTrace(response) : '';
     har.record({
       actor: 'user-agent',
@@ -100,7 +105,7 @@ export function recordPage(page: Page, har: HarRecorder, options: RecordOptions)
       try {
         if (redirect) await Promise.race([redirectDone, deadline]);
         await Promise.race([Promise.all(underWay.values()), deadline]);
-        for (const settle of finished.values()) settle('still under way when the browser was closed');
+        for (const settle of finished.values()) settle(UNDER_WAY);
         // A record that still waits on the browser then is left out rather than keeping it open.
         const last = new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS).unref());
         await Promise.race([Promise.all(underWay.values()), last]);
@@ -110,6 +115,9 @@ export function recordPage(page: Page, har: HarRecorder, options: RecordOptions)
     },
   };
 }
+
+/** The error of a request the browser had not finished when it was closed. */
+const UNDER_WAY = 'still under way when the browser was closed';
 
 /** How long the trace waits for the browser's last requests once the login has its redirect. */
 const SETTLE_MS = 2_000;
