@@ -180,12 +180,14 @@ export async function createBrowserNavigator(options: {
   return {
     close() {
       current = undefined;
-      closed ??= (async () => {
-        await recording?.settled(false);
-        await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
-        await browser.close();
-      })();
-      options.har?.later(closed);
+      if (closed === undefined) {
+        closed = (async () => {
+          await recording?.settled(false);
+          await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
+          await browser.close();
+        })();
+        options.har?.later(closed);
+      }
       return closed;
     },
     async navigate(authorizationUrl, opts) {
@@ -279,8 +281,9 @@ async function answerRoute(route: Route, w: NavigatorWalk | undefined, answers: 
   /** Records the request that was not sent, and gives the browser a blank page in its place. */
   const stopAt = (request: { url: string; method: string; body: string | null | undefined; from: string; status: number }, stoppedBy: 'redirect-uri' | 'stop-before') => {
     w.stop = { kind: 'redirect', method: request.method === 'POST' ? 'POST' : 'GET', url: request.url, from: request.from, status: request.status, steps: 0, stoppedBy };
-    // A request to the redirect URI itself is not sent; one whose answer redirected there was (its answer is kept).
-    if (request.url === req.url() && !answers?.has(req)) answers?.set(req, `not sent: oauthctl stopped the browser before ${request.method} ${request.url}`);
+    // A request the route did not fetch (to the redirect URI itself) is not sent; one whose answer
+    // redirected there was, and its answer is already kept.
+    if (!answers?.has(req)) answers?.set(req, `not sent: oauthctl stopped the browser before ${request.method} ${request.url}`);
     if (request.body != null) w.stop.body = request.body;
     trace(`browser: stopped before ${request.method} ${request.url}`);
     return settle('fulfill', () => route.fulfill({ status: 200, contentType: 'text/html', body: STOPPED_PAGE }));

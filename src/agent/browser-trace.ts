@@ -72,7 +72,7 @@ export function recordPage(page: Page, har: HarRecorder, options: RecordOptions)
       requestHeaders: response ? pairs(await req.headersArray()) : Object.entries(req.headers()),
       requestBody: req.postData() ?? undefined,
       status: response?.status() ?? 0,
-      responseHeaders: response ? pairs(typeof own === 'object' ? own.headersArray() : await (response as Response).headersArray()) : [],
+      responseHeaders: response ? pairs(await response.headersArray()) : [],
       responseBody: body,
       error: failure ?? (response ? undefined : 'no response'),
     });
