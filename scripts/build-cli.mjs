@@ -14,21 +14,33 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
+ * An esbuild plugin that rewrites the package files `filter` matches: `patch` returns the new source,
+ * or undefined when the file no longer reads as expected. The file is then bundled as it is (slower to
+ * start, never wrong), with `warning` said when there is one.
+ */
+function patchSource(name, filter, patch, warning) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter }, async (args) => {
+        const contents = patch(await readFile(args.path, 'utf8'));
+        if (contents !== undefined) return { contents, loader: 'js' };
+        if (warning) console.warn(`build-cli: ${warning}`);
+        return undefined;
+      });
+    },
+  };
+}
+
+/**
  * commander loads node:child_process when it loads, for executable subcommands (`git-style`), which
  * oauthctl does not have; that costs every command about a millisecond. Here its one use, spawn(), loads
  * the module when called instead.
  */
-const lazyChildProcessInCommander = {
-  name: 'lazy-child-process-in-commander',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const eager = "const childProcess = require('node:child_process');";
-      if (!source.includes(eager)) return undefined;
-      return { contents: source.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
-    });
-  },
-};
+const lazyChildProcessInCommander = patchSource('lazy-child-process-in-commander', /[\\/]commander[\\/]lib[\\/]command\.js$/, (source) => {
+  const eager = "const childProcess = require('node:child_process');";
+  return source.includes(eager) ? source.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };") : undefined;
+});
 
 const common = {
   bundle: true,
@@ -70,21 +82,17 @@ const pageLibrariesApart = {
  * `127.0.0.1` or `localhost`. Every IPv6 address has a colon, so a domain without one is answered
  * before the expression runs; the answers stay the same.
  */
-const quickIpv6TestInToughCookie = {
-  name: 'quick-ipv6-test-in-tough-cookie',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]tough-cookie[\\/]dist[\\/]index\.c?js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const regex = 'var IP_V6_REGEX_OBJECT = new RegExp(`^${IP_V6_REGEX}$`);';
-      if (!source.includes(regex)) {
-        console.warn('build-cli: tough-cookie no longer declares IP_V6_REGEX_OBJECT as expected; its IPv6 test is left as it is');
-        return undefined;
-      }
-      const quick = 'var IP_V6_REGEX_FULL = new RegExp(`^${IP_V6_REGEX}$`);\nvar IP_V6_REGEX_OBJECT = { test: (s) => s.includes(":") && IP_V6_REGEX_FULL.test(s) };';
-      return { contents: source.replace(regex, () => quick), loader: 'js' };
-    });
+const quickIpv6TestInToughCookie = patchSource(
+  'quick-ipv6-test-in-tough-cookie',
+  /[\\/]tough-cookie[\\/]dist[\\/]index\.c?js$/,
+  (source) => {
+    const regex = 'var IP_V6_REGEX_OBJECT = new RegExp(`^${IP_V6_REGEX}$`);';
+    if (!source.includes(regex)) return undefined;
+    const quick = 'var IP_V6_REGEX_FULL = new RegExp(`^${IP_V6_REGEX}$`);\nvar IP_V6_REGEX_OBJECT = { test: (s) => s.includes(":") && IP_V6_REGEX_FULL.test(s) };';
+    return source.replace(regex, () => quick);
   },
-};
+  'tough-cookie no longer declares IP_V6_REGEX_OBJECT as expected; its IPv6 test is left as it is',
+);
 
 /**
  * tough-cookie asks tldts (the public suffix list) for a cookie host's registrable domain, and tldts
@@ -114,24 +122,19 @@ const HTML_DECODE_TABLES = {
   htmlSlotValue: 'slotValue',
   htmlValues: 'values',
 };
-const lazyEntityTables = {
-  name: 'lazy-entity-tables',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]entities[\\/]dist[\\/]decode\.js$/ }, async (args) => {
-      let source = await readFile(args.path, 'utf8');
-      const eager = 'const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);';
-      const declarations = Object.entries(HTML_DECODE_TABLES).map(([name, key]) => `const ${name} = /* #__PURE__ */ (() => htmlDecode.${key})();`);
-      if (!source.includes(eager) || declarations.some((d) => !source.includes(d)) || /\bhtmlDecode\b(?!\.)/.test(source.replace(eager, '').replace(/\bhtmlDecode\.\w+/g, ''))) {
-        console.warn('build-cli: entities no longer declares its HTML decode tables as expected; they are left to load eagerly');
-        return undefined;
-      }
-      source = source.replace(eager, () => 'let htmlDecode;\nconst htmlTables = () => (htmlDecode ??= initDecodeData(htmlDecodeData));');
-      for (const d of declarations) source = source.replace(d, '');
-      source = source.replace(new RegExp(`\\b(${Object.keys(HTML_DECODE_TABLES).join('|')})\\b`, 'g'), (name) => `htmlTables().${HTML_DECODE_TABLES[name]}`);
-      return { contents: source, loader: 'js' };
-    });
+const lazyEntityTables = patchSource(
+  'lazy-entity-tables',
+  /[\\/]entities[\\/]dist[\\/]decode\.js$/,
+  (source) => {
+    const eager = 'const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);';
+    const declarations = Object.entries(HTML_DECODE_TABLES).map(([name, key]) => `const ${name} = /* #__PURE__ */ (() => htmlDecode.${key})();`);
+    if (!source.includes(eager) || declarations.some((d) => !source.includes(d)) || /\bhtmlDecode\b(?!\.)/.test(source.replace(eager, '').replace(/\bhtmlDecode\.\w+/g, ''))) return undefined;
+    let lazy = source.replace(eager, () => 'let htmlDecode;\nconst htmlTables = () => (htmlDecode ??= initDecodeData(htmlDecodeData));');
+    for (const d of declarations) lazy = lazy.replace(d, '');
+    return lazy.replace(new RegExp(`\\b(${Object.keys(HTML_DECODE_TABLES).join('|')})\\b`, 'g'), (name) => `htmlTables().${HTML_DECODE_TABLES[name]}`);
   },
-};
+  'entities no longer declares its HTML decode tables as expected; they are left to load eagerly',
+);
 
 /**
  * A bundle with some of the commands: the same entry and main.ts, with a command table (in place of
