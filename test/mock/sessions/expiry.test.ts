@@ -1,9 +1,8 @@
-import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../../src/mock/index.js';
 import { createPkcePair } from '../../../src/oauth/pkce.js';
 import { authorizeUrl, Browser, formFields, pkceRequest, postForm, startMock } from '../helpers.js';
-import { browserLogin, claimsOf, eventually, startRelyingParty, type RelyingParty } from './helpers.js';
+import { browserLogin, claimsOf, eventually, startRelyingParty, verifiedLogoutToken, type RelyingParty } from './helpers.js';
 
 /** A mock whose photo-cli has a back-channel logout URI at the relying party `rp`. */
 function rpConfig(rp: RelyingParty) {
@@ -11,14 +10,6 @@ function rpConfig(rp: RelyingParty) {
 }
 
 const deliveries = (server: MockServer) => server.requests().filter((r) => r.endpoint === 'backchannel_logout');
-
-/** The logout token of the `n`th delivery, checked as a relying party checks it, at the mock's time. */
-async function verifiedLogoutToken(server: MockServer, rp: RelyingParty, n = 0) {
-  const token = new URLSearchParams(rp.hits[n]!.body).get('logout_token')!;
-  const jwks = createLocalJWKSet((await (await fetch(`${server.authUrl}/jwks`)).json()) as { keys: [] });
-  const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: 'photo-cli', typ: 'logout+jwt', currentDate: new Date(server.clock.now() * 1000) });
-  return payload;
-}
 
 describe('a session that expires ends like the others', () => {
   it('the login page session (an hour): its client gets a logout token with the sid of its ID token, in the log and on the flows page', async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterEach } from 'vitest';
 import type { MockServer } from '../../../src/mock/index.js';
 import { createPkcePair } from '../../../src/oauth/pkce.js';
@@ -82,4 +83,12 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
     if (Date.now() > until) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The logout token of the relying party's `n`th delivery, checked as a relying party checks it, at the mock's time. */
+export async function verifiedLogoutToken(server: MockServer, rp: RelyingParty, n = 0) {
+  const token = new URLSearchParams(rp.hits[n]!.body).get('logout_token')!;
+  const jwks = createLocalJWKSet((await (await fetch(`${server.authUrl}/jwks`)).json()) as { keys: [] });
+  const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: 'photo-cli', typ: 'logout+jwt', currentDate: new Date(server.clock.now() * 1000) });
+  return payload;
 }
