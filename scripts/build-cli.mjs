@@ -51,7 +51,7 @@ const common = {
   // vm.Script's dynamic import callback on Node 20, and require() loads ES modules since Node 20.19.
   supported: { 'dynamic-import': false },
   // Loaded only by the commands that need them, and large: left as packages of their own.
-  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring'],
+  external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring', 'jsonc-parser'],
   logLevel: 'warning',
 };
 

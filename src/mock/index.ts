@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MockConfigError, resolveMockConfig, stripJsonComments, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
+import { parseConfigText } from './core/config-text.js';
+import { MockConfigError, resolveMockConfig, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
 import { MockClock } from './core/clock.js';
 import type { MockClient, MockUser } from './core/config.js';
 import type { MockState } from './core/http.js';
@@ -36,7 +37,8 @@ export type {
 export type { StoreLimits } from './core/store.js';
 export { DEFAULT_STORE_LIMITS } from './core/store.js';
 export { issuerUrlProblem } from './core/issuers.js';
-export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig, stripJsonComments } from './core/config.js';
+export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig } from './core/config.js';
+export { parseConfigText } from './core/config-text.js';
 export type { MockLogEntry } from './core/router.js';
 export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
 export type { MockRequest } from './core/request-log.js';
@@ -311,21 +313,18 @@ function withDefaultSigningAlg(input: MockConfigInput, alg: SigningAlg): MockCon
   return filled;
 }
 
-/** Reads a configuration file: JSON, or JSONC (comments and trailing commas allowed). */
+/** Reads a configuration file: JSON, or JSONC (comments and trailing commas allowed); errors name the line and column. */
 export async function loadMockConfig(file: string): Promise<MockConfigInput> {
   let text: string;
-  let parsed: unknown;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new MockConfigError([`${file}: cannot read the file${code ? ` (${code})` : ''}`]);
   }
-  try {
-    parsed = JSON.parse(stripJsonComments(text.replace(/^\uFEFF/, ''))) as unknown;
-  } catch (err) {
-    throw new MockConfigError([`${file}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`]);
-  }
+  const result = await parseConfigText(text, file);
+  if (!result.ok) throw new MockConfigError(result.errors);
+  const parsed = result.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new MockConfigError([`${file}: must hold a JSON object ({"clients": [...], ...}), not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`]);
   }

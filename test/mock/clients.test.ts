@@ -129,6 +129,16 @@ describe('configuration files that cannot work are refused at start', () => {
     expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
   });
 
+  it('serve-mock --config with a JSONC syntax error exits 2 naming the line and column of the file (jsonc-parser, loaded from the package)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauthctl-mock-'));
+    const file = join(dir, 'empty-slot.jsonc');
+    writeFileSync(file, '// the clients\n{\n  "clients": [ , ],\n}\n');
+    const r = await runCli(['serve-mock', '--port', '0', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/empty-slot\.jsonc:3:16: not valid JSON: a value was expected/);
+    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+  });
+
   it('serve-mock --config with an IDN redirect URI exits 2 naming the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauthctl-mock-'));
     const file = join(dir, 'idn.json');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMockServer, loadMockConfig, MockConfigError, stripJsonComments, validateMockConfig } from '../../src/mock/index.js';
+import { createMockServer, loadMockConfig, MockConfigError, parseConfigText, validateMockConfig } from '../../src/mock/index.js';
 import { matchRedirectUri } from '../../src/mock/core/redirect-uri.js';
 
 function errorsOf(input: unknown): string[] {
@@ -84,9 +84,30 @@ describe('mock configuration', () => {
     expect(validateMockConfig({ '//': 'note', clients: [{ '// why': 'x', client_id: 'a', redirect_uris: ['http://x/'] }] }).ok).toBe(true);
   });
 
-  it('JSONC: comments and trailing commas outside strings are stripped, strings are kept', () => {
+  it('JSONC: comments and trailing commas outside strings are allowed, strings are kept as written', async () => {
     const text = '{\n // c\n "a": "http://x/*y*/", /* block */ "b": [1, 2,],\n "c": "// not a comment",\n}';
-    expect(JSON.parse(stripJsonComments(text))).toEqual({ a: 'http://x/*y*/', b: [1, 2], c: '// not a comment' });
+    expect(await parseConfigText(text, 'c.jsonc')).toEqual({ ok: true, value: { a: 'http://x/*y*/', b: [1, 2], c: '// not a comment' } });
+  });
+
+  it.each([
+    ['a missing value in a list', '{\n  "clients": [ , ]\n}', 'c.jsonc:2:16: not valid JSON: a value was expected'],
+    ['an unclosed block comment', '{\n  "users": [],\n  /* the rest\n  "clients": []\n}', 'c.jsonc:3:3: not valid JSON: a comment /* is not closed with */'],
+    ['a missing comma', '{\n  "a": 1\n  "b": 2\n}', 'c.jsonc:3:3: not valid JSON: a comma was expected'],
+    ['an unclosed string', '{\n  "a": "x\n}', 'c.jsonc:2:8: not valid JSON: a string is not closed'],
+  ])('%s is an error at the line and column of the file as written', async (_what, text, expected) => {
+    const result = await parseConfigText(text, 'c.jsonc');
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors[0]).toBe(expected);
+  });
+
+  it('the line and column count from the file as written, byte order mark and comments included', async () => {
+    const result = await parseConfigText('\uFEFF// one\n/* two\n three */ {\n "a": tru\n}', 'c.jsonc');
+    expect(!result.ok && result.errors[0]).toMatch(/^c\.jsonc:4:7: not valid JSON/);
+  });
+
+  it('a configuration nested deeper than 100 levels is refused in one line', async () => {
+    const result = await parseConfigText(`{"a":${'['.repeat(200)}${']'.repeat(200)}}`, 'deep.json');
+    expect(result).toEqual({ ok: false, errors: ['deep.json: nested more than 100 levels deep: refused'] });
   });
 
   it('the fixtures load and validate', async () => {
@@ -101,7 +122,7 @@ describe('mock configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauthctl-mock-'));
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{ "clients": ');
-    await expect(loadMockConfig(bad)).rejects.toThrow(/bad\.json: not valid JSON/);
+    await expect(loadMockConfig(bad)).rejects.toThrow(/bad\.json:1:14: not valid JSON: a value was expected$/);
     await expect(loadMockConfig(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json: cannot read the file \(ENOENT\)/);
   });
 });

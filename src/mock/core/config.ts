@@ -264,29 +264,3 @@ export function validateUser(u: unknown, field: string, users: Map<string, MockU
   delete claims.sub;
   users.set(username, { username, password: u.password as string, sub, claims });
 }
-
-/** Strips // and /* *\/ comments and trailing commas outside strings (JSONC). */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i];
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (ch === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (ch === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 2;
-    } else if (ch === ',' && /^\s*(\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*[}\]]/.test(text.slice(i + 1, i + 4097))) {
-      i++;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  return out;
-}
