@@ -6,6 +6,7 @@
 // (npm run bench). One file, loaded through the CommonJS loader, with its compiled code cached, starts
 // in a fraction of that. tsc's dist/ stays as it is for the library (createMockServer) and its types.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +54,8 @@ const common = {
   // Loaded only by the commands that need them, and large: left as packages of their own.
   external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring', 'jsonc-parser'],
   logLevel: 'warning',
+  // The version is package.json's (src/cli/version.ts).
+  define: { __OAUTHCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
 };
 
 /**

@@ -5,14 +5,13 @@ import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 import type { TraceSession } from './trace-file.js';
 import { useHelpLayout } from './help.js';
+import { VERSION } from './version.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
 const COMMANDS: Record<string, Entry> = {
   ...WITHOUT_COMPLETION,
   completion: { summary: COMPLETION_SUMMARY, load: () => import('./completion.js') },
 };
-
-const VERSION = '0.1.0';
 
 /**
  * Builds the program. Only the command that runs is loaded with its options and code; the others are
@@ -24,6 +23,7 @@ export async function buildProgram(argv: readonly string[], io: IO): Promise<Com
     .version(VERSION, '-V, --version')
     // Also before the command's name (`oauthctl -q token`), as each command takes it after.
     .option('-q, --quiet', 'nothing on stderr but the one line of a failure')
+    .option('--no-color', 'no colour in the output (also NO_COLOR)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -49,12 +49,20 @@ Run 'oauthctl <command> --help' for a command's options and examples.`,
     if (name === wanted) {
       const mod = await entry.load();
       mod.register(program, io);
+      const registered = program.commands.find((c) => c.name() === name);
+      if (registered) addNoColorEverywhere(registered);
     } else {
       program.command(name).description(entry.summary);
     }
   }
   useHelpLayout(program, io);
   return program;
+}
+
+/** `--no-color` on a command and each of its subcommands that does not declare it already: every command takes it. */
+function addNoColorEverywhere(cmd: Command): void {
+  if (!cmd.options.some((o) => o.long === '--no-color')) cmd.option('--no-color', 'no colour in the output (also NO_COLOR)');
+  for (const sub of cmd.commands) addNoColorEverywhere(sub);
 }
 
 /** The first operand names the command; `help X` asks for X's help. */
@@ -73,6 +81,8 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   let trace: TraceSession | undefined;
   program.hook('preAction', async (_program, action) => {
     if (shareQuiet(program, action)) commandIO.stderr = discardingStream();
+    // --no-color, before the command's name or after it, is NO_COLOR for whatever the command draws.
+    if (action.opts<{ color?: boolean }>().color === false || program.opts<{ color?: boolean }>().color === false) commandIO.env = { ...commandIO.env, NO_COLOR: '1' };
     if (action.opts<{ trace?: unknown }>().trace !== undefined) trace = (await import('./trace-file.js')).startTrace(action, commandIO, VERSION);
   });
   // Commands set process-independent exit codes through this slot.

@@ -42,7 +42,7 @@ export interface Profile {
 
 export interface ConfigFile {
   profiles: Record<string, Profile>;
-  /** Other top-level keys ("$schema", "//" comments) are kept as they are. */
+  /** The other top-level keys allowed, `$schema` and `"//"` comments, are kept as they are. */
   [key: string]: unknown;
 }
 
@@ -122,6 +122,9 @@ function describeErrno(code: string): string {
 /** What is wrong with a parsed config, naming the field, or undefined. */
 export function configProblem(value: unknown): string | undefined {
   if (!isJsonObject(value)) return 'the top level must be a JSON object {"profiles": {...}}';
+  // What schemas/profiles.schema.json allows beside profiles: the schema's own name and "//" comments.
+  const unknown = Object.keys(value).find((key) => key !== 'profiles' && key !== '$schema' && !key.startsWith('//'));
+  if (unknown !== undefined) return `unknown top-level field ${JSON.stringify(unknown)} (known: profiles, $schema, "//" comments)`;
   if (value.profiles === undefined) return undefined;
   if (!isJsonObject(value.profiles)) return '"profiles" must be an object of named profiles';
   for (const [name, profile] of Object.entries(value.profiles)) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { colorEnabled } from '../../src/output/io.js';
-import { run } from '../../src/cli/main.js';
+import { buildProgram, run } from '../../src/cli/main.js';
+import { COMMANDS } from '../../src/cli/commands.js';
+import type { Command } from 'commander';
 import { memoryIO } from '../helpers/io.js';
 
 const ANSI = /\x1b\[[0-9;]*m/;
@@ -38,5 +40,33 @@ describe('colour', () => {
     const env = terminalIO({ NO_COLOR: '1' });
     expect(await run(argv, env)).toBe(1);
     expect(env.err()).not.toMatch(ANSI);
+  });
+
+  /** A command and its subcommands, as `oauthctl a b` names them. */
+  const walk = (cmd: Command, path: string[]): [string[], Command][] => [[path, cmd], ...cmd.commands.flatMap((sub) => walk(sub, [...path, sub.name()]))];
+
+  it.each([...Object.keys(COMMANDS), 'completion'])('%s (and each of its subcommands) takes --no-color', async (name) => {
+    const program = await buildProgram([name], memoryIO({}));
+    const cmd = program.commands.find((c) => c.name() === name)!;
+    for (const [path, sub] of walk(cmd, [name]))
+      expect(
+        sub.options.map((o) => o.long),
+        path.join(' '),
+      ).toContain('--no-color');
+  });
+
+  it('--no-color before or after the command name turns colour off for what the command draws', async () => {
+    for (const args of [
+      ['--no-color', ...argv],
+      [...argv, '--no-color'],
+    ]) {
+      const io = terminalIO({});
+      expect(await run(args, io)).toBe(1);
+      expect(io.err()).toMatch(/Authorization request/);
+      expect(io.err()).not.toMatch(ANSI);
+    }
+    const io = terminalIO({});
+    expect(await run(['pkce', '--no-color'], io)).toBe(0);
+    expect(io.out()).toMatch(/^code_verifier=/);
   });
 });
