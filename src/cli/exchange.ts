@@ -20,13 +20,15 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
   let saved: SavedFlow | undefined;
   if (given.from !== undefined || given.redirectUrl !== undefined) {
     const { from, redirectUrl } = requireSplitOptions(given);
+    // The saved request holds the registered redirect URI: --redirect-uri names where the browser was sent.
+    options = { ...given, redirectUri: undefined };
     const split = await import('./split-flow.js');
     saved = await split.loadSavedFlow(from);
     // The state (and iss) of the redirect are checked here, before anything is sent.
-    options = split.exchangeOptionsFromSavedFlow(given, saved, redirectUrl);
+    options = split.exchangeOptionsFromSavedFlow(options, saved, redirectUrl);
   }
   const code = options.code;
-  if (code === undefined) throw new UsageError("required option '--code <C>' not specified", 'or finish a saved request with --from FILE --redirect-url URL');
+  if (code === undefined) throw new UsageError("required option '--code <C>' not specified", 'or finish a saved request with --from FILE --redirect-uri URL');
   if (options.pkce && options.codeVerifier === undefined) {
     throw new UsageError('--pkce would make a fresh verifier, but the exchange needs the one the authorization request used', 'give it with --code-verifier');
   }
@@ -72,20 +74,21 @@ export function register(program: Command, io: IO): void {
     .description('Exchange an authorization code for tokens (one token request).')
     .option('--code <C>', 'the authorization code from the redirect (required unless --from)')
     .option('--from <FILE>', 'finish a request saved by `oauthctl url --save FILE` (state checked first)')
-    .option('--redirect-url <URL>', 'with --from: the URL the browser was redirected to after the login');
+    .option('--redirect-url <URL>', 'the older name of --redirect-uri with --from');
   addFlowOptions(cmd).option('--json', 'print the token response exactly as received');
   addCommonOptions(cmd)
     .addHelpText(
       'after',
       `
-The redirect URI and code verifier must be the ones the authorization request used.
+The redirect URI and code verifier must be the ones the authorization request used. With --from,
+--redirect-uri is the URL the browser was sent to (the saved request holds the registered one).
 
 Examples:
   $ oauthctl exchange --code "$CODE" --auth-url http://127.0.0.1:9000 --client-id photo-cli \\
       --redirect-uri http://127.0.0.1:8765/callback --code-verifier "$VERIFIER"
   $ oauthctl exchange --code "$CODE" --issuer http://127.0.0.1:9000 --client-id photo-cli --redirect-uri http://127.0.0.1:8765/callback --code-verifier "$VERIFIER" --json
   $ oauthctl url --issuer http://127.0.0.1:9000 --client-id photo-cli --scope openid --save flow.json      # then, anywhere:
-  $ oauthctl exchange --from flow.json --redirect-url "$REDIRECT_URL"    # where the browser was sent: 'http://127.0.0.1/callback?code=...&state=...'`,
+  $ oauthctl exchange --from flow.json --redirect-uri "$REDIRECT_URL"    # where the browser was sent: 'http://127.0.0.1/callback?code=...&state=...'`,
     )
     .action(async (options: ExchangeOptions, command: Command) => {
       setExitCode(command, await runExchange(options, io));
@@ -93,9 +96,16 @@ Examples:
 }
 
 function requireSplitOptions(options: ExchangeOptions): { from: string; redirectUrl: string } {
-  if (options.from === undefined || options.redirectUrl === undefined) {
-    throw new UsageError('--from and --redirect-url go together', "e.g. oauthctl exchange --from flow.json --redirect-url 'http://127.0.0.1:8765/callback?code=...&state=...'");
+  if (options.redirectUrl !== undefined && options.redirectUri !== undefined) {
+    throw new UsageError('--redirect-url is the older name of --redirect-uri with --from: give one of them', 'e.g. --from flow.json --redirect-uri "$REDIRECT_URL"');
   }
-  if (options.code !== undefined) throw new UsageError('--code cannot be used with --from', 'the code comes from --redirect-url');
-  return { from: options.from, redirectUrl: options.redirectUrl };
+  const redirectUrl = options.redirectUrl ?? (options.from !== undefined ? options.redirectUri : undefined);
+  if (options.from === undefined || redirectUrl === undefined) {
+    throw new UsageError(
+      '--from and --redirect-uri (the URL the browser was sent to) go together',
+      "e.g. oauthctl exchange --from flow.json --redirect-uri 'http://127.0.0.1:8765/callback?code=...&state=...'",
+    );
+  }
+  if (options.code !== undefined) throw new UsageError('--code cannot be used with --from', 'the code comes from the URL the browser was sent to (--redirect-uri)');
+  return { from: options.from, redirectUrl };
 }

@@ -10,7 +10,7 @@ import type { FlowOptionsInput } from './flow-options.js';
 /**
  * The split flow: `url --save FILE` keeps what the second half needs (state, code verifier, redirect
  * URI, endpoints, client id, the DPoP key; never a client secret) in a 0600 file; `exchange --from FILE
- * --redirect-url URL` checks the redirect against it and exchanges the code, on this machine or another.
+ * --redirect-uri URL` checks the redirect against it and exchanges the code, on this machine or another.
  */
 export interface SavedFlow {
   oauthctl_saved_flow: 1;

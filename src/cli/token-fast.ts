@@ -42,7 +42,12 @@ export async function tokenFromCache(argv: readonly string[], env: NodeJS.Proces
     } else {
       const exp = format === 'exec-credential' && execToken === 'id_token' && entry.id_token !== undefined ? idTokenExpiry(entry.id_token) : undefined;
       if (exp !== undefined && exp - DEFAULT_EXPIRY_SKEW_SECONDS <= cache.now() / 1000) return false;
-      text = escapeForStream(stdout, formatToken(format, entry, { execInfo: env.KUBERNETES_EXEC_INFO, apiVersion: options['--exec-api-version'], token: execToken }));
+      // A DPoP key's thumbprint (in the JSON) needs jose: the full command prints that one.
+      if (format === 'json' && entry.client_keys?.dpop_jwk !== undefined) return false;
+      text = escapeForStream(
+        stdout,
+        formatToken(format, entry, { execInfo: env.KUBERNETES_EXEC_INFO, apiVersion: options['--exec-api-version'], token: execToken }, { refreshed: false, nowMs: cache.now() }),
+      );
     }
     stdout.write(text);
     return true;

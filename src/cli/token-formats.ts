@@ -59,7 +59,7 @@ export function isDpopBound(entry: CachedTokens): boolean {
 }
 
 /** The text of `token --format F` for a valid cached login (bare is handled by the caller, with its escaping). */
-export function formatToken(format: Exclude<TokenFormat, 'bare'>, entry: CachedTokens, exec?: ExecCredentialOptions): string {
+export function formatToken(format: Exclude<TokenFormat, 'bare'>, entry: CachedTokens, exec?: ExecCredentialOptions, json?: TokenJsonContext): string {
   if (format === 'header') {
     if (isDpopBound(entry)) {
       throw new UsageError('this token is DPoP-bound: a header alone cannot carry it, each request needs a DPoP proof of its own (RFC 9449)', 'use oauthctl call URL, which makes the proofs');
@@ -70,13 +70,34 @@ export function formatToken(format: Exclude<TokenFormat, 'bare'>, entry: CachedT
     }
     return `Authorization: Bearer ${entry.access_token}\n`;
   }
-  if (format === 'json') {
-    const out: Record<string, unknown> = { access_token: entry.access_token, token_type: entry.token_type ?? 'Bearer' };
-    if (entry.expires_at !== undefined && entry.expires_at > 0) out.expiry = rfc3339(entry.expires_at);
-    out.scopes = entry.scope?.split(' ').filter(Boolean) ?? [];
-    return `${JSON.stringify(out, null, 2)}\n`;
-  }
+  if (format === 'json') return `${JSON.stringify(tokenJson(entry, json ?? { refreshed: false, nowMs: Date.now() }), null, 2)}\n`;
   return `${JSON.stringify(execCredential(entry, exec ?? { token: 'id_token' }), null, 2)}\n`;
+}
+
+/** What `token --format json` (and its older spelling `--json`) adds to the cached entry: whether it was refreshed, the clock, a DPoP key's thumbprint. */
+export interface TokenJsonContext {
+  refreshed: boolean;
+  nowMs: number;
+  /** RFC 9449 section 10: the thumbprint of the key a DPoP-bound token is bound to. */
+  dpopJkt?: string;
+}
+
+/**
+ * The one JSON shape of `token --format json` and `token --json`: the expiry both as seconds since
+ * the epoch (`expires_at`, with `expires_in` from now) and in RFC 3339 (`expiry`, as Go's oauth2.Token
+ * and git credential helpers read it), the scope both as granted (`scope`) and as a list (`scopes`).
+ */
+export function tokenJson(entry: CachedTokens, context: TokenJsonContext): Record<string, unknown> {
+  const expires = entry.expires_at !== undefined && entry.expires_at > 0 ? entry.expires_at : undefined;
+  return {
+    access_token: entry.access_token,
+    token_type: entry.token_type ?? 'Bearer',
+    ...(context.dpopJkt !== undefined && { dpop_jkt: context.dpopJkt }),
+    ...(expires !== undefined && { expires_at: expires, expires_in: Math.max(0, expires - Math.floor(context.nowMs / 1000)), expiry: rfc3339(expires) }),
+    ...(entry.scope !== undefined && { scope: entry.scope }),
+    scopes: entry.scope?.split(' ').filter(Boolean) ?? [],
+    refreshed: context.refreshed,
+  };
 }
 
 /** A Kubernetes ExecCredential (client.authentication.k8s.io) with the ID token or the access token, and its expiry. */

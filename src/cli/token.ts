@@ -3,7 +3,6 @@ import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './h
 import { escapeForStream } from '../output/escape.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import { UsageError } from '../errors.js';
-import { printJson } from '../output/render.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
 import { EXEC_API_VERSIONS, EXEC_TOKENS, formatToken, idTokenExpiry, TOKEN_FORMATS, type ExecToken, type TokenFormat } from './token-formats.js';
@@ -30,7 +29,7 @@ export interface TokenOptions extends CachedLoginSelector, CommonOptions, HttpTi
  */
 export async function runToken(options: TokenOptions, io: IO, now?: () => number): Promise<number> {
   const format = options.format ?? 'bare';
-  if (options.json && format !== 'bare') throw new UsageError('--json and --format cannot be used together', '--format json is the newer form');
+  if (options.json && format !== 'bare' && format !== 'json') throw new UsageError('--json and --format cannot be used together', '--json is --format json');
   const [{ findCachedLogin }, { openTokenCache, tokenState }] = await Promise.all([import('../client/cached-login.js'), import('../store/token-cache.js')]);
   const cache = openTokenCache(io.env, now ? { now } : {});
   // The hot path of kubectl and git: a valid cached token is printed without an HTTP client, keys or renderer.
@@ -71,23 +70,16 @@ function idTokenExpiring(entry: CachedTokens, format: TokenFormat, options: Toke
 }
 
 async function printToken(options: TokenOptions, io: IO, result: Pick<ValidToken, 'accessToken' | 'entry' | 'refreshed'>, nowMs: number): Promise<void> {
-  const format = options.format ?? 'bare';
-  const e = result.entry;
-  if (format !== 'bare') {
-    io.stdout.write(escapeForStream(io.stdout, formatToken(format, e, { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' })));
-  } else if (options.json) {
-    printJson(io, {
-      access_token: result.accessToken,
-      token_type: e.token_type,
-      ...(e.client_keys?.dpop_jwk !== undefined && { dpop_jkt: await (await import('../client/keys.js')).importDpopKey(e.client_keys.dpop_jwk).then((k) => k.jkt) }),
-      expires_at: e.expires_at,
-      expires_in: e.expires_at !== undefined ? Math.max(0, e.expires_at - Math.floor(nowMs / 1000)) : undefined,
-      scope: e.scope,
-      refreshed: result.refreshed,
-    });
-  } else {
+  // --json is the older spelling of --format json: one shape (tokenJson).
+  const format = options.json ? 'json' : (options.format ?? 'bare');
+  const e = { ...result.entry, access_token: result.accessToken };
+  if (format === 'bare') {
     io.stdout.write(`${escapeForStream(io.stdout, result.accessToken)}\n`);
+    return;
   }
+  const dpopJkt = format === 'json' && e.client_keys?.dpop_jwk !== undefined ? await (await import('../client/keys.js')).importDpopKey(e.client_keys.dpop_jwk).then((k) => k.jkt) : undefined;
+  const exec = { execInfo: io.env.KUBERNETES_EXEC_INFO, apiVersion: options.execApiVersion, token: options.execToken ?? 'id_token' } as const;
+  io.stdout.write(escapeForStream(io.stdout, formatToken(format, e, exec, { refreshed: result.refreshed, nowMs, ...(dpopJkt !== undefined && { dpopJkt }) })));
 }
 
 /** The options `token` and `credential git` share: how to log in when needed, and where tokens are kept. */
@@ -106,7 +98,7 @@ export function register(program: Command, io: IO): void {
     .addOption(new Option('--format <F>', 'bare (the token), header (Authorization: Bearer ...), json, or exec-credential (a Kubernetes ExecCredential)').choices(TOKEN_FORMATS))
     .addOption(new Option('--exec-api-version <V>', 'the ExecCredential apiVersion when kubectl does not say it in KUBERNETES_EXEC_INFO (default v1beta1)').choices(EXEC_API_VERSIONS))
     .addOption(new Option('--exec-token <T>', 'the token kubectl gets: the ID token (default) or the access token').choices(EXEC_TOKENS))
-    .option('--json', 'print {"access_token","token_type","expires_at","expires_in","scope","refreshed"}');
+    .option('--json', 'the same as --format json (its older spelling)');
   addCommonOptions(cmd)
     .addHelpText(
       'after',

@@ -25,7 +25,7 @@ export async function runUrl(options: UrlOptions, io: IO): Promise<number> {
     const url = await (await import('../client/pushed-authorization.js')).prepareAuthorizationUrl(http, config, config.redirectUri, renderer);
     if (options.save !== undefined) {
       await (await import('./split-flow.js')).saveFlow(options.save, config, url);
-      renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-url 'URL'`);
+      renderer.info(`Saved the request to ${options.save} (mode 0600). After the login, finish with: oauthctl exchange --from ${options.save} --redirect-uri 'URL'`);
     } else if (config.dpop && options.dpopKey === undefined) {
       renderer.warn('the code will be bound to a fresh DPoP key that is not kept; use --save FILE (which keeps it) or --dpop-key FILE to exchange it');
     }

@@ -64,6 +64,26 @@ describe("token's hot path", () => {
     }
   });
 
+  it('--json and --format json print one shape: the expiry and the scope in both spellings', () => {
+    cache('shape');
+    const withoutClock = (text: string) => {
+      const { expires_in, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      expect(expires_in).toBeGreaterThan(3500);
+      return rest;
+    };
+    const json = withoutClock(full(['token', '--profile', 'shape', '--json']).stdout);
+    expect(json).toEqual(withoutClock(full(['token', '--profile', 'shape', '--format', 'json']).stdout));
+    expect(json).toEqual({
+      access_token: 'at-shape',
+      token_type: 'Bearer',
+      expires_at: now + 3600,
+      expiry: new Date((now + 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      scope: 'openid photo',
+      scopes: ['openid', 'photo'],
+      refreshed: false,
+    });
+  });
+
   it('hands over, having printed nothing: an expired token, an expiring ID token, a DPoP-bound header, --json, --help, unknown options, no profile', () => {
     cache('old', { expires_at: now - 10 });
     cache('idold', { id_token: `${b64({ alg: 'none' })}.${b64({ sub: 'alice', exp: now - 10 })}.` });

@@ -1,5 +1,5 @@
 // Remote machines: `login --manual` with the redirect URL piped in, and the split flow
-// `url --save` / `exchange --from --redirect-url`, against B's mock.
+// `url --save` / `exchange --from --redirect-uri` (or its older name --redirect-url), against B's mock.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -182,7 +182,7 @@ describe('split flow: url --save, then exchange --from on another machine', () =
     const elsewhere = mkdtempSync(join(tmpdir(), 'oauthctl-elsewhere-'));
     try {
       const otherEnv = { HOME: elsewhere };
-      const r = await runCli(['exchange', '--from', file, '--redirect-url', location, '--json'], otherEnv);
+      const r = await runCli(['exchange', '--from', file, '--redirect-uri', location, '--json'], otherEnv);
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout).refresh_token).toBeDefined();
       expect(r.stderr).toMatch(/✓ nonce: /);
@@ -212,7 +212,14 @@ describe('split flow: url --save, then exchange --from on another machine', () =
     const r = await runCli(['exchange', '--from', file, '--redirect-url', denied], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/access_denied.*refused the request/);
-    expect((await runCli(['exchange', '--from', file], env)).stderr).toMatch(/--from and --redirect-url go together/);
+    expect((await runCli(['exchange', '--from', file], env)).stderr).toMatch(/--from and --redirect-uri \(the URL the browser was sent to\) go together/);
+    // --redirect-url is the older name of --redirect-uri with --from: both work, one at a time.
+    const both = await runCli(['exchange', '--from', file, '--redirect-uri', denied, '--redirect-url', denied], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--redirect-url is the older name of --redirect-uri with --from: give one of them/);
+    const newer = await runCli(['exchange', '--from', file, '--redirect-uri', denied], env);
+    expect(newer.code).toBe(1);
+    expect(newer.stderr).toMatch(/access_denied.*refused the request/);
     expect((await runCli(['exchange', '--from', join(home, 'none.json'), '--redirect-url', denied], env)).stderr).toMatch(/does not exist/);
     expect((await runCli(['exchange', '--from', file, '--redirect-url', denied, '--code', 'x'], env)).code).toBe(2);
   });
