@@ -77,7 +77,7 @@ async function keyringEntry(account: string): Promise<KeyringEntry> {
   try {
     ({ Entry } = await import('@napi-rs/keyring'));
   } catch (err) {
-    throw unreachable(err);
+    throw isMissingModule(err) ? keyringNotInstalled() : unreachable(err);
   }
   try {
     // Pinned to the Secret Service on Linux: never a silent fall-back to the kernel keyring, which a reboot empties.
@@ -85,6 +85,19 @@ async function keyringEntry(account: string): Promise<KeyringEntry> {
   } catch (err) {
     throw unreachable(err);
   }
+}
+
+/** The keyring binding is an optional dependency: an install with --omit=optional, or on a platform it has no build for, lacks it. */
+function isMissingModule(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String((err as Error).message).includes('@napi-rs/keyring');
+}
+
+function keyringNotInstalled(): FlowError {
+  return new FlowError(
+    'the OS keyring support (@napi-rs/keyring, an optional dependency) is not installed',
+    'install it beside oauthctl (npm install --global @napi-rs/keyring for a global install, or reinstall oauthctl without --omit=optional), or use --token-store file',
+  );
 }
 
 function unreachable(err: unknown): FlowError {

@@ -32,11 +32,11 @@ export interface CliResult {
 /**
  * Runs the BUILT CLI (`node bin/oauthctl.js ...`) asynchronously, so that servers in the test process
  * keep answering. The environment is minimal and explicit: no proxies or secrets leak in from outside,
- * and HOME is a temporary directory.
+ * and HOME is a temporary directory. `bin` runs another copy of the program (an install made by a test).
  */
-export function runCli(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], options: { env?: Record<string, string>; input?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
       cwd: ROOT,
       env: cliEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
