@@ -6,6 +6,7 @@ import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from '
 import type { TraceSession } from './trace-file.js';
 import { useHelpLayout } from './help.js';
 import { VERSION } from './version.js';
+import { environmentHelp } from './environment.js';
 
 /** The commands, and `completion`, which describes them (kept out of commands.ts, so that no import circles). */
 const COMMANDS: Record<string, Entry> = {
@@ -40,6 +41,8 @@ Examples:
   $ oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope openid
   $ oauthctl pkce --json
   $ oauthctl serve-mock --port 9000
+
+Environment: ${environmentHelp()} (docs/configuration.md).
 
 Run 'oauthctl <command> --help' for a command's options and examples.`,
     );
