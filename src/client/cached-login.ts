@@ -251,5 +251,5 @@ export async function refreshAfterUnauthorized(selector: CachedLoginSelector, re
 }
 
 function noLoginCached(): FlowError {
-  return new FlowError('no login is cached', 'log in first: oauthctl login --profile NAME (or with the flow options)');
+  return new FlowError('no login is cached, and nothing says where to log in', 'give --profile NAME, or --issuer URL (or --auth-url URL) and --client-id ID; or log in first with oauthctl login');
 }
