@@ -235,6 +235,8 @@ export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response
   const path = cacheFilePath(cache, key);
   const entry = cacheEntryFrom(response, source, cache.now(), key.profile);
   if (cache.store === 'keyring') entry.token_store = 'keyring';
+  // Checked before the lock file is made there too.
+  await checkCacheEntry(path);
   // `--token-store none` keeps nothing, and no older login of the same key either.
   if (cache.store === 'none') await forgetTokens(cache, key);
   else await withFileLock(path, () => writeEntry(path, entry));
@@ -266,6 +268,7 @@ async function checkCacheEntry(path: string): Promise<void> {
 /** Forgets a login. True when there was something to forget. */
 export async function forgetTokens(cache: TokenCache, key: TokenCacheKey): Promise<boolean> {
   const path = cacheFilePath(cache, key);
+  await checkCacheEntry(path);
   return withFileLock(path, async () => {
     const text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES).catch(() => undefined);
     if (text !== undefined && isKeyringMetadata(parseJson(text))) await deleteSecrets(path);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { createMockServer } from '../../src/mock/index.js';
 
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -150,6 +151,22 @@ describe.skipIf(process.platform === 'win32')('the token endpoint a refresh send
     expect(Buffer.from(String(sentBasic(as)[0]!.headers.authorization).slice(6), 'base64').toString()).toBe('photo-web:web-secret');
     expect(as.to('/token')[0]!.form).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'planted-refresh' });
     expect(evil.requests).toHaveLength(0);
+  });
+
+  it("an issuer profile: the token endpoint is the one its metadata names (RFC 8414), and the entry's is refused", async () => {
+    const mock = await createMockServer(undefined, { port: 0 });
+    try {
+      const add = await runCli(['profile', 'add', 'work', '--issuer', mock.issuer, '--client-id', 'photo-web', '--client-secret', 'web-secret'], { env });
+      expect(add.code, add.stderr).toBe(0);
+      plant(`${evil.url}/token`);
+      const r = await runCli(['token', '--profile', 'work', '--no-login'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`names the token endpoint ${evil.url}/token, not ${mock.authUrl}/token of profile "work"`);
+      expect(evil.requests).toHaveLength(0);
+      expect(mock.requests().filter((q) => q.path === '/token')).toHaveLength(0);
+    } finally {
+      await mock.close();
+    }
   });
 
   it('a server named by flags binds the same way: --token-endpoint of ours, an entry of theirs', async () => {
