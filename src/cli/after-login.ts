@@ -115,9 +115,10 @@ export async function cacheTokens({ config, tokens, renderer, io, profile, grant
     const where = store === 'keyring' ? `the OS keyring (the rest in ${cacheFilePath(cache, key)})` : cacheFilePath(cache, key);
     renderer.info(`Tokens cached in ${where}; \`oauthctl token${selector}\` prints a valid access token`);
   } catch (err) {
-    // The login itself worked: a cache that cannot be written is worth a warning, not a failure.
-    const hint = err instanceof CliError && err.hint ? ` (${err.hint})` : '';
-    renderer.warn(`could not cache the tokens: ${(err as Error).message}${hint}`);
+    // A login whose tokens cannot be kept where asked has failed: a credential helper would log in
+    // again on every call. Said in one line, -q or not (exit 1; an untrusted directory is exit 2).
+    if (err instanceof CliError) throw err;
+    throw new FlowError(`the login worked, but its tokens could not be kept: ${(err as Error).message}`, 'check the token cache directory, or use --token-store');
   }
 }
 

@@ -72,8 +72,16 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     if (explicit !== undefined) {
       accessToken = explicit;
     } else {
-      const { accessTokenFromCache } = await import('../client/cached-login.js');
-      accessToken = (await accessTokenFromCache(selector, { http, env: io.env })).accessToken;
+      const [{ accessTokenFromCache }, { cachedTokenDestinationProblem }, { selectedProfileName }] = await Promise.all([
+        import('../client/cached-login.js'),
+        import('../client/cached-token-destination.js'),
+        import('../store/config-store.js'),
+      ]);
+      const cached = await accessTokenFromCache(selector, { http, env: io.env });
+      // A cached token goes only where it was obtained for, unless a profile named says so.
+      const problem = selectedProfileName(options.profile, io.env) === undefined ? cachedTokenDestinationProblem(cached.entry, url) : undefined;
+      if (problem) throw problem;
+      accessToken = cached.accessToken;
     }
     const { sendWithAccessToken } = await import('../client/resource-request.js');
     const send = (token: string) => sendWithAccessToken(http, url, { method, headers, ...(body !== undefined && { body }) }, token, bound.dpop, renderer);

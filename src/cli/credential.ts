@@ -51,16 +51,31 @@ async function readRequest(io: IO): Promise<CredentialRequest> {
 
 const first = (request: CredentialRequest, key: string) => request.get(key)?.[0];
 
-/** The profile bound to the request's host (compared as git sends it, case aside), for http and https only. */
+/**
+ * The profile bound to the request's host (compared as git sends it, case aside) whose server has the
+ * request's scheme: a token got over https is never given for plain http (RFC 6750 section 5.3: bearer
+ * tokens over TLS only), which a submodule or a redirect to `http://` the same host would ask for.
+ */
 async function profileForHost(request: CredentialRequest, options: CredentialOptions, io: IO): Promise<{ name: string; profile: Profile } | undefined> {
   const protocol = first(request, 'protocol');
   const host = first(request, 'host')?.toLowerCase();
   if (host === undefined || (protocol !== 'http' && protocol !== 'https')) return undefined;
   const { config } = await loadConfig(configFilePath(io.env, options.config));
   const wantedUser = first(request, 'username');
-  const bound = Object.entries(config.profiles).filter(([, p]) => p.host?.toLowerCase() === host);
+  const bound = Object.entries(config.profiles).filter(([, p]) => p.host?.toLowerCase() === host && serverScheme(p) === protocol);
   const match = bound.find(([, p]) => wantedUser !== undefined && (p.username ?? 'oauth2') === wantedUser) ?? bound[0];
   return match && { name: match[0], profile: match[1] };
+}
+
+/** `http` or `https`: the scheme of the server the profile logs in at. */
+function serverScheme(profile: Profile): string | undefined {
+  const server = profile.issuer ?? profile.auth_url ?? profile.token_endpoint;
+  if (server === undefined) return undefined;
+  try {
+    return new URL(server).protocol.replace(/:$/, '');
+  } catch {
+    return undefined;
+  }
 }
 
 /** A value git reads up to the end of its line: a newline or NUL in it would forge other attributes. */

@@ -14,6 +14,8 @@ export type { FlowConfig, PkceParams } from '../client/flow-config.js';
 
 /** The flow options as commander gives them (no defaults, so a profile can be merged under them). */
 export interface FlowOptionsInput extends SecuredFlowOptionsInput {
+  /** --token-store: where a login, and a registration made for it (--register), are kept. */
+  tokenStore?: string | undefined;
   authUrl?: string | undefined;
   issuer?: string | undefined;
   authorizationEndpoint?: string | undefined;

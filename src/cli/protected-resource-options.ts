@@ -76,18 +76,23 @@ export async function applyRegistration<T extends FlowOptionsInput>(raw: T, io: 
     ...(raw.scope !== undefined && { scope: parseScope(raw.scope).join(' ') }),
     ...(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(redirectUri) && { application_type: 'native' }),
   };
-  const registration = await registerAt(raw.issuer, request, undefined, io, ctx, auto);
+  const registration = await registerAt(raw.issuer, request, undefined, io, ctx, auto, raw.tokenStore);
   if (!registration) return raw;
   return withRegisteredClient(raw, registration.client_id, registration.client_secret, registration.token_endpoint_auth_method);
 }
 
-/** Registers at the issuer's registration_endpoint and keeps the registration; returns what was kept. */
-export async function registerAt(issuer: string, request: ClientRegistrationRequest, initialAccessToken: string | undefined, io: IO, ctx: Context, onlyIfOffered = false) {
-  const [{ discoverMetadata }, { registerClient, storedRegistration }, { saveRegistration }] = await Promise.all([
+/**
+ * Registers at the issuer's registration_endpoint and keeps the registration where `--token-store`
+ * (or OAUTHCTL_TOKEN_STORE) keeps logins: its secrets in the keyring with `keyring`. Returns what was kept.
+ */
+export async function registerAt(issuer: string, request: ClientRegistrationRequest, initialAccessToken: string | undefined, io: IO, ctx: Context, onlyIfOffered = false, tokenStore?: string) {
+  const [{ discoverMetadata }, { registerClient, storedRegistration }, { saveRegistration }, { chooseTokenStore }] = await Promise.all([
     import('../client/endpoints.js'),
     import('../client/registration.js'),
     import('../store/registrations.js'),
+    import('../store/secret-store.js'),
   ]);
+  const store = chooseTokenStore(tokenStore, io.env);
   const { metadata } = await discoverMetadata(ctx.http, issuer);
   const endpoint = metadata.registration_endpoint;
   if (typeof endpoint !== 'string' && onlyIfOffered) return undefined;
@@ -96,8 +101,8 @@ export async function registerAt(issuer: string, request: ClientRegistrationRequ
   ctx.renderer.info(`POST ${endpoint}`);
   const response = await registerClient(ctx.http, endpoint, request, initialAccessToken);
   const stored = storedRegistration(metadata.issuer, response, Date.now());
-  const path = await saveRegistration(io.env, stored);
-  ctx.renderer.ok(`registered client ${response.client_id}; kept in ${path}`);
+  const path = await saveRegistration(io.env, stored, store);
+  ctx.renderer.ok(`registered client ${response.client_id}; kept in ${store === 'keyring' ? `the OS keyring (the rest in ${path})` : path}`);
   return { ...stored, response };
 }
 

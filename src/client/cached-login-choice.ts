@@ -30,14 +30,25 @@ export function cachedLoginForUrl<T extends { entry: CachedTokens }>(logins: rea
   return undefined;
 }
 
-/** The options that name a cached login, as they work when copied: `--profile P`, or the server and client. */
-export function selectorOptionsOf(entry: CachedTokens): string {
+/**
+ * The options that name a cached login, as they work when copied, in the words it was made with:
+ * `--profile P`; `--protected-resource URL` for a login made from a resource (its client id may be a
+ * generated one, which nobody types); else `--issuer X`, `--auth-url X` (the token endpoint is
+ * `X/token`) or `--token-endpoint URL`, with `--client-id` only when another login shares the server.
+ */
+export function selectorOptionsOf(entry: CachedTokens, others: readonly { entry: CachedTokens }[] = []): string {
   if (entry.profile !== undefined) return `--profile ${entry.profile}`;
-  const server = entry.issuer !== undefined ? `--issuer ${entry.issuer}` : `--token-endpoint ${entry.token_endpoint}`;
-  return `${server} --client-id ${entry.client_id}`;
+  if (entry.resource !== undefined) return `--protected-resource ${entry.resource}`;
+  const server = serverOf({ issuer: entry.issuer, tokenEndpoint: entry.token_endpoint });
+  const flag =
+    entry.issuer !== undefined ? `--issuer ${entry.issuer}` : entry.token_endpoint.replace(/\/+$/, '').endsWith('/token') ? `--auth-url ${server}` : `--token-endpoint ${entry.token_endpoint}`;
+  const shared = others.some(
+    (o) => o.entry !== entry && o.entry.profile === undefined && o.entry.resource === undefined && serverOf({ issuer: o.entry.issuer, tokenEndpoint: o.entry.token_endpoint }) === server,
+  );
+  return shared ? `${flag} --client-id ${entry.client_id}` : flag;
 }
 
 /** More than one login fits: the one-line failure that lists the options of each. */
 export function sayWhichLogin(logins: readonly { entry: CachedTokens }[], among = 'logins are cached'): UsageError {
-  return new UsageError(`${logins.length} ${among}; say which one`, logins.map(({ entry }) => selectorOptionsOf(entry)).join(' | '));
+  return new UsageError(`${logins.length} ${among}; say which one`, logins.map(({ entry }) => selectorOptionsOf(entry, logins)).join(' | '));
 }

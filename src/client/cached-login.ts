@@ -4,8 +4,18 @@ import { loadSelectedProfile, profileClientSecret, selectedProfileName, type Pro
 import type { HttpClient } from './http.js';
 import type { Env } from '../store/paths.js';
 import { listCachedTokens, openTokenCache, readCachedTokens, type CachedTokens, type TokenCache, type TokenCacheKey } from '../store/token-cache.js';
-import { getValidAccessToken, LoginNeededError, refreshCached, ServerUnreachableError, type RefreshTokens, type RequestTokensAgain, type ValidToken } from '../store/token-refresh.js';
+import {
+  getValidAccessToken,
+  LoginNeededError,
+  refreshCached,
+  ServerUnreachableError,
+  type RefreshTokens,
+  type RequestTokensAgain,
+  type ValidToken,
+  type ValidTokenOptions,
+} from '../store/token-refresh.js';
 import { requestToken, TokenRequestError } from './token.js';
+import { checkTokenEndpoint } from './token-endpoint-binding.js';
 
 /**
  * Which cached login a command means: `--profile` (or OAUTHCTL_PROFILE); else `--issuer`, `--auth-url`
@@ -95,6 +105,7 @@ function holdsUrl(resource: string, url: string): boolean {
  */
 export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env, scope?: string): RefreshTokens {
   return async (entry) => {
+    await checkTokenEndpoint(http, entry, selector, env);
     const authMethod = entry.auth_method as ClientAuthMethod;
     const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
     // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key; RFC 7523: a fresh assertion.
@@ -148,6 +159,7 @@ export async function clientSecretOf(entry: CachedTokens, selector: CachedLoginS
 /** A new client credentials request (RFC 6749 section 4.4) for a cached entry of that grant, with its scope. */
 export function createRequester(http: HttpClient, selector: CachedLoginSelector, env: Env): RequestTokensAgain {
   return async (entry) => {
+    await checkTokenEndpoint(http, entry, selector, env);
     const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
     const [{ requestClientCredentials }, { dpopSessionOf, assertionKeysOf }] = await Promise.all([import('./client-credentials.js'), import('./cached-client-keys.js')]);
     return unreachableTold(
@@ -168,13 +180,10 @@ export function createRequester(http: HttpClient, selector: CachedLoginSelector,
 }
 
 /** How `token`, `call` and the rest renew an expired cached token: refresh, or for client credentials a new request. */
-function renewers(
-  http: HttpClient,
-  selector: CachedLoginSelector,
-  env: Env,
-  tell?: (line: string) => void,
-): { refresh: RefreshTokens; requestAgain: RequestTokensAgain; onWait?: (pid: number | undefined) => void } {
-  const out = { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env) };
+function renewers(http: HttpClient, selector: CachedLoginSelector, ctx: CachedTokenContext): ValidTokenOptions {
+  const { env, tell } = ctx;
+  // The waiter's own timeout bounds the wait for another run's refresh, as it bounds the wait for its login.
+  const out = { refresh: createRefresher(http, selector, env), requestAgain: createRequester(http, selector, env), ...(ctx.waitMs !== undefined && { lockTimeoutMs: ctx.waitMs }) };
   if (tell === undefined) return out;
   return { ...out, onWait: (pid) => tell(`waiting for another oauthctl${pid !== undefined ? ` (pid ${pid})` : ''} that is refreshing the same login`) };
 }
@@ -203,7 +212,7 @@ export interface CachedTokenContext {
 export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
-  const options = renewers(ctx.http, selector, ctx.env, ctx.tell);
+  const options = renewers(ctx.http, selector, ctx);
   const { logIn } = ctx;
   let needed: LoginNeededError;
   try {
@@ -237,10 +246,10 @@ export async function accessTokenFromCache(selector: CachedLoginSelector, ctx: C
 export async function refreshAfterUnauthorized(selector: CachedLoginSelector, rejectedAccessToken: string, ctx: CachedTokenContext): Promise<ValidToken & { key: TokenCacheKey }> {
   const found = await findCachedLogin(selector, ctx.env, ctx.cache);
   if (!found.entry && found.key.profile === undefined && found.key.clientId === undefined && found.key.resource === undefined) throw noLoginCached();
-  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx.env, ctx.tell));
+  const result = await refreshCached(found.cache, found.key, rejectedAccessToken, renewers(ctx.http, selector, ctx));
   return { ...result, key: found.key };
 }
 
 function noLoginCached(): FlowError {
-  return new FlowError('no login is cached', 'log in first: oauthctl login --profile NAME (or with the flow options)');
+  return new FlowError('no login is cached, and nothing says where to log in', 'give --profile NAME, or --issuer URL (or --auth-url URL) and --client-id ID; or log in first with oauthctl login');
 }

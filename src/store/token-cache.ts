@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { NotAReadableFileError, readRegularFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
 import { tokenCacheDir, type Env } from './paths.js';
+import { checkPrivateEntry, checkPrivatePath } from './private-path.js';
 import { deleteSecrets, isKeyringMetadata, joinSecrets, loadSecrets, saveSecrets, splitSecrets, type TokenStoreKind } from './secret-store.js';
 
 /**
@@ -117,7 +118,7 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 
 /** Reads an entry by its file path (the keyring's secrets joined in); undefined when there is none. */
 export async function readEntry(path: string): Promise<CachedTokens | undefined> {
-  await checkCacheDir(dirname(path));
+  await checkCacheEntry(path);
   let text: string | undefined;
   try {
     text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES);
@@ -234,6 +235,8 @@ export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response
   const path = cacheFilePath(cache, key);
   const entry = cacheEntryFrom(response, source, cache.now(), key.profile);
   if (cache.store === 'keyring') entry.token_store = 'keyring';
+  // Checked before the lock file is made there too.
+  await checkCacheEntry(path);
   // `--token-store none` keeps nothing, and no older login of the same key either.
   if (cache.store === 'none') await forgetTokens(cache, key);
   else await withFileLock(path, () => writeEntry(path, entry));
@@ -242,7 +245,7 @@ export async function saveTokens(cache: TokenCache, key: TokenCacheKey, response
 
 /** Writes an entry: all of it to the file, or (token_store keyring) its secrets to the keyring first and the rest to the file. */
 export async function writeEntry(path: string, entry: CachedTokens): Promise<void> {
-  await checkCacheDir(dirname(path));
+  await checkCacheEntry(path);
   let kept: object = entry;
   if (entry.token_store === 'keyring') {
     const { metadata, secrets } = splitSecrets(entry);
@@ -253,28 +256,19 @@ export async function writeEntry(path: string, entry: CachedTokens): Promise<voi
 }
 
 /**
- * Tokens in a directory others can write to are not ours to trust or keep: they could replace an
- * entry (a planted refresh token) or its lock. Refused, with the fix. A missing directory is fine.
+ * Tokens in a directory another user owns or can write to are not ours to trust or keep: they could
+ * plant an entry (a token endpoint of theirs, which a refresh would send the client's credentials to)
+ * or replace its lock. Refused, with the fix (src/store/private-path.ts). A missing directory is fine.
  */
-async function checkCacheDir(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  let mode: number;
-  try {
-    mode = (await fs.stat(dir)).mode;
-  } catch {
-    return;
-  }
-  if ((mode & 0o022) !== 0) {
-    throw new UsageError(
-      `the tokens directory ${dir} is writable by others (mode ${(mode & 0o777).toString(8)}), so its tokens cannot be trusted`,
-      `make it private: chmod 700 ${JSON.stringify(dir)}`,
-    );
-  }
+async function checkCacheEntry(path: string): Promise<void> {
+  await checkPrivatePath(dirname(path), 'the tokens directory');
+  await checkPrivateEntry(path, 'the token cache entry');
 }
 
 /** Forgets a login. True when there was something to forget. */
 export async function forgetTokens(cache: TokenCache, key: TokenCacheKey): Promise<boolean> {
   const path = cacheFilePath(cache, key);
+  await checkCacheEntry(path);
   return withFileLock(path, async () => {
     const text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES).catch(() => undefined);
     if (text !== undefined && isKeyringMetadata(parseJson(text))) await deleteSecrets(path);
@@ -306,6 +300,8 @@ export async function forgetAccessToken(cache: TokenCache, key: TokenCacheKey, a
 
 /** Every cached login (damaged files are skipped). */
 export async function listCachedTokens(cache: TokenCache): Promise<{ file: string; entry: CachedTokens }[]> {
+  // A directory that cannot be trusted is said so, not taken for one without logins.
+  await checkPrivatePath(cache.dir, 'the tokens directory');
   let names: string[];
   try {
     names = await fs.readdir(cache.dir);

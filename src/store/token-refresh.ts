@@ -1,5 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
-import { withFileLock } from './atomic-file.js';
+import { LockTimeoutError, withFileLock, type LockOptions } from './atomic-file.js';
 import {
   cacheEntryFrom,
   cacheFilePath,
@@ -40,7 +40,12 @@ export interface ValidTokenOptions {
   skewSeconds?: number;
   /** Called once when another run holds the refresh lock (with its pid): a waiter says what it waits for. */
   onWait?: (holderPid: number | undefined) => void;
+  /** How long to wait for another run's refresh (the waiter's own `--timeout`), default 300 s. */
+  lockTimeoutMs?: number;
 }
+
+/** Waiting for another run's refresh, when the waiter gives no timeout of its own. */
+const DEFAULT_LOCK_TIMEOUT_MS = 300_000;
 
 export interface ValidToken {
   accessToken: string;
@@ -83,7 +88,27 @@ export async function refreshCachedNow(cache: TokenCache, key: TokenCacheKey, op
 
 async function refreshUnderLock(cache: TokenCache, key: TokenCacheKey, options: ValidTokenOptions, stillGood: (entry: CachedTokens) => boolean): Promise<ValidToken> {
   const path = cacheFilePath(cache, key);
-  const lockOptions = options.onWait ? { onWait: options.onWait } : {};
+  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const lockOptions = { timeoutMs, ...(options.onWait && { onWait: options.onWait }) };
+  try {
+    return await refreshLocked(cache, key, options, stillGood, path, lockOptions);
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    throw new FlowError(
+      `gave up after ${Math.round(timeoutMs / 1000)} s waiting for another oauthctl refreshing ${describeKey(key)}`,
+      `let it finish, or remove ${err.lockPath} if no oauthctl is running`,
+    );
+  }
+}
+
+async function refreshLocked(
+  cache: TokenCache,
+  key: TokenCacheKey,
+  options: ValidTokenOptions,
+  stillGood: (entry: CachedTokens) => boolean,
+  path: string,
+  lockOptions: LockOptions,
+): Promise<ValidToken> {
   return withFileLock(
     path,
     async () => {

@@ -51,7 +51,8 @@ describe('choosing among cached logins', () => {
     expect(r.err).toContain('3 logins are cached; say which one');
     const options = hint.split(' | ');
     expect(options).toHaveLength(3);
-    expect(options).toContain(`--token-endpoint ${a.authUrl}/token --client-id photo-web`);
+    // In the words each login was made with (--auth-url), the client id only where a server has two.
+    expect(options.sort()).toEqual([`--auth-url ${a.authUrl} --client-id photo-cli`, `--auth-url ${a.authUrl} --client-id photo-web`, `--auth-url ${b.authUrl}`].sort());
     for (const option of options) {
       const copied = await cli('token', ...option.split(' '));
       expect(copied.err).toBe('');

@@ -92,7 +92,7 @@ describe('client authentication methods, as Keycloak and Entra ID register them'
 
 describe('configuration files that cannot work are refused at start', () => {
   it.each([
-    ['an IDN host', 'http://bücher.example/cb'],
+    ['an IDN host', 'https://bücher.example/cb'],
     ['a newline', 'http://127.0.0.1/cb\nSet-Cookie: x=1'],
     ['a control character', 'http://127.0.0.1/c\x07b'],
     ['a space', 'http://127.0.0.1/my cb'],
@@ -102,7 +102,7 @@ describe('configuration files that cannot work are refused at start', () => {
   });
 
   it('the xn-- form of an IDN host is fine', () => {
-    expect(errorsOf({ clients: [{ client_id: 'a', redirect_uris: ['http://xn--bcher-kva.example/cb'] }] })).toEqual([]);
+    expect(errorsOf({ clients: [{ client_id: 'a', redirect_uris: ['https://xn--bcher-kva.example/cb'] }] })).toEqual([]);
   });
 
   it('a file holding null (or an array, a number) is refused; a UTF-8 byte order mark is accepted', async () => {

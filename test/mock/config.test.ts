@@ -36,29 +36,29 @@ describe('mock configuration', () => {
       },
       'clients[1].redirect_uris[0]: must be an absolute URL',
     ],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/cb#frag'] }] }, 'clients[0].redirect_uris[0]: must not contain a fragment'],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['https://x/cb#frag'] }] }, 'clients[0].redirect_uris[0]: must not contain a fragment'],
     [{ clients: [{ client_id: 'a', redirect_uris: [] }] }, 'clients[0].redirect_uris: must be a non-empty array'],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], scopes: ['admin'] }] }, 'clients[0].scopes[0]: must be one of the configured scopes'],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['https://x/'], scopes: ['admin'] }] }, 'clients[0].scopes[0]: must be one of the configured scopes'],
     [
-      { clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'private_key_jwt' }] },
+      { clients: [{ client_id: 'a', redirect_uris: ['https://x/'], token_endpoint_auth_method: 'private_key_jwt' }] },
       'clients[0].token_endpoint_auth_method: is "private_key_jwt" but the client has neither jwks nor jwks_uri',
     ],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_magic' }] }, 'clients[0].token_endpoint_auth_method: must be one of'],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['https://x/'], token_endpoint_auth_method: 'client_secret_magic' }] }, 'clients[0].token_endpoint_auth_method: must be one of'],
     [
-      { clients: [{ client_id: 'a', redirect_uris: ['http://x/'], token_endpoint_auth_method: 'client_secret_post' }] },
+      { clients: [{ client_id: 'a', redirect_uris: ['https://x/'], token_endpoint_auth_method: 'client_secret_post' }] },
       'clients[0].token_endpoint_auth_method: is "client_secret_post" but the client has no client_secret',
     ],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], consent: 'no' }] }, 'clients[0].consent: must be true or false'],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['https://x/'], consent: 'no' }] }, 'clients[0].consent: must be true or false'],
     [
       {
         clients: [
-          { client_id: 'a', redirect_uris: ['http://x/'] },
-          { client_id: 'a', redirect_uris: ['http://x/'] },
+          { client_id: 'a', redirect_uris: ['https://x/'] },
+          { client_id: 'a', redirect_uris: ['https://x/'] },
         ],
       },
       'clients[1].client_id: duplicate client_id "a"',
     ],
-    [{ clients: [{ client_id: 'a', redirect_uris: ['http://x/'], redirect_uri: 'typo' }] }, 'clients[0].redirect_uri: unknown field'],
+    [{ clients: [{ client_id: 'a', redirect_uris: ['https://x/'], redirect_uri: 'typo' }] }, 'clients[0].redirect_uri: unknown field'],
     [{ users: [{ username: 'u' }] }, 'users[0].password: must be a non-empty string'],
     [{ users: [{ username: 'u', password: 'p', claims: { sub: 7 } }] }, 'users[0].claims.sub: must be a non-empty string'],
     [{ scopes: ['photo', 'bad scope'] }, 'scopes[1].name: must be a scope token'],
@@ -81,7 +81,7 @@ describe('mock configuration', () => {
   });
 
   it('"//" keys are comments', () => {
-    expect(validateMockConfig({ '//': 'note', clients: [{ '// why': 'x', client_id: 'a', redirect_uris: ['http://x/'] }] }).ok).toBe(true);
+    expect(validateMockConfig({ '//': 'note', clients: [{ '// why': 'x', client_id: 'a', redirect_uris: ['https://x/'] }] }).ok).toBe(true);
   });
 
   it('JSONC: comments and trailing commas outside strings are allowed, strings are kept as written', async () => {

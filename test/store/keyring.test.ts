@@ -91,6 +91,47 @@ describe('--token-store keyring with gnome-keyring', () => {
     expect(r.stderr.trim()).toMatch(/^oauthctl: error: the OS keyring cannot be reached: .*use --token-store file\)$/);
   }, 60_000);
 
+  it('login --register keeps the registration access token in the keyring; the file only the reference, and register --delete still works', async () => {
+    const dir = join(home, 'state', 'oauthctl', 'registrations');
+    mock.clearRequests();
+    const r = await inSecretService([
+      `${oauthctl(['login', '--issuer', mock.issuer, '--register', '--scope', 'photo', '--headless', '--username', 'alice', '--password', 'wonderland', '--token-store', 'keyring'])} >/dev/null 2>&1`,
+      `file=$(ls ${quote(dir)}/server-*.json)`,
+      'echo "file=$file"',
+      `cp "$file" ${quote(join(home, 'registration.json'))}`,
+      'echo "keyring=$(secret-tool lookup service oauthctl username "$file")"',
+      `${oauthctl(['register', '--delete', '--issuer', mock.issuer])} 2>&1`,
+      'echo "after=$(secret-tool lookup service oauthctl username "$file" || true)"',
+    ]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const kept = readFileSync(join(home, 'registration.json'), 'utf8');
+    expect(kept).not.toMatch(/registration_access_token|client_secret/);
+    expect(JSON.parse(kept)).toMatchObject({ token_store: 'keyring', server: mock.issuer, client_id: expect.stringMatching(/^dyn-/) });
+    const secrets = JSON.parse(/^keyring=(.+)$/m.exec(r.stdout)?.[1] ?? '{}') as Record<string, string>;
+    expect(secrets.registration_access_token).toMatch(/^[\w-]{40,}$/);
+    // The token the keyring kept is the one the DELETE carried (RFC 7592 section 2.3), and the mock took it.
+    const deleted = mock.requests().find((q) => q.method === 'DELETE' && q.path.startsWith('/register/'));
+    expect(deleted?.status).toBe(204);
+    expect(r.stdout).toMatch(/^after=$/m);
+  }, 60_000);
+
+  it('login --token-store keyring with no Secret Service reachable: exit 1, one line, nothing on stdout, even with -q', async () => {
+    const noBus = { ...env, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(home, 'no-bus')}` };
+    for (const quiet of [[], ['-q']]) {
+      const r = await runCli(
+        ['login', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--headless', '--username', 'alice', '--password', 'wonderland', '--token-store', 'keyring', ...quiet],
+        {
+          env: noBus,
+        },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(quiet.length === 0 || lines.length === 1, r.stderr).toBe(true);
+      expect(lines.at(-1)).toMatch(/^oauthctl: error: the OS keyring cannot be reached: .*use --token-store file\)$/);
+    }
+  }, 60_000);
+
   it('--token-store none keeps nothing; a bad store name is exit 2 before any login', async () => {
     const none = await runCli([
       'login',

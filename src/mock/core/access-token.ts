@@ -57,6 +57,6 @@ export async function checkAccessToken(state: MockState, token: string, audience
       return { ok: false, reason: err instanceof Error && 'code' in err && err.code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid' };
     }
   }
-  if (state.store.isAccessTokenRevoked(claims.jti)) return { ok: false, reason: 'revoked' };
+  if (state.store.isAccessTokenRevoked(claims.jti, claims.client_id)) return { ok: false, reason: 'revoked' };
   return { ok: true, claims };
 }

@@ -2,6 +2,7 @@ import { isLoopbackHost } from './loopback.js';
 import { validateClient, type MockClient, type MockScope } from './config.js';
 import type { MockState } from './http.js';
 import { isJsonObject } from '../../oauth/json.js';
+import { redirectUriProblem } from '../../oauth/redirect-uri.js';
 
 /** Whether anyone may register (RFC 7591 section 3): config registration.open, by default when the mock is on loopback and has no initial access token. */
 export function registrationOpen(state: MockState): boolean {
@@ -53,7 +54,7 @@ export function checkClientMetadata(input: unknown, clientId: string, secret: st
   if (redirects !== undefined) {
     if (!Array.isArray(redirects) || redirects.length > 20) return { ok: false, error: 'invalid_redirect_uri', description: 'redirect_uris must be an array of at most 20 absolute URLs' };
     for (const uri of redirects) {
-      const problem = unsafeRedirect(uri);
+      const problem = redirectUriProblem(uri);
       if (problem) return { ok: false, error: 'invalid_redirect_uri', description: `redirect_uris: ${JSON.stringify(uri).slice(0, 200)} ${problem}` };
     }
     config.redirect_uris = matchingRedirects(redirects as string[]);
@@ -72,21 +73,6 @@ export function checkClientMetadata(input: unknown, clientId: string, secret: st
   if (redirects !== undefined) metadata.redirect_uris = redirects;
   if (input.scope !== undefined) metadata.scope = input.scope;
   return { ok: true, client, metadata };
-}
-
-/** RFC 9700 section 2.1 / RFC 8252 section 7: no http beyond loopback, no wildcards, no credentials. */
-function unsafeRedirect(uri: unknown): string | undefined {
-  if (typeof uri !== 'string') return 'is not a string';
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (uri.includes('*')) return 'has a wildcard; redirect URIs are compared exactly (RFC 9700 section 4.1.3)';
-  if (url.username || url.password) return 'carries credentials';
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'is http on a host that is not loopback; use https (RFC 9700 section 2.1)';
-  return undefined;
 }
 
 /**

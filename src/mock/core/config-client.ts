@@ -1,5 +1,6 @@
 import { validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
 import { isJsonObject } from '../../oauth/json.js';
+import { redirectUriProblem } from '../../oauth/redirect-uri.js';
 import { unknownKeys } from './config-fields.js';
 import { LOGOUT_CLIENT_KEYS, validateLogoutClient, type LogoutClientFields } from './config-logout.js';
 import {
@@ -136,7 +137,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
   if (!Array.isArray(uris) || (uris.length === 0 && grantTypes.has('authorization_code'))) bad('redirect_uris', 'must be a non-empty array of absolute URLs');
   else
     uris.forEach((u, j) => {
-      const problem = redirectUriProblem(u);
+      const problem = configuredRedirectUriProblem(u);
       if (problem) bad(`redirect_uris[${j}]`, problem);
       else redirectUris.push(u as string);
     });
@@ -171,18 +172,10 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
   });
 }
 
-/** RFC 6749 section 3.1.2: an absolute URI without a fragment. */
-function redirectUriProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'must be an absolute URL (a string)';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.hash || value.includes('#')) return 'must not contain a fragment (RFC 6749 section 3.1.2)';
-  if (url.protocol === 'javascript:' || url.protocol === 'data:') return `must not use the ${url.protocol} scheme`;
-  // It goes out in a Location header as written: ASCII only (RFC 9110 section 5.5).
-  if (/[^\x21-\x7e]/.test(value)) return 'must be printable ASCII without spaces, as it is sent in a Location header: write an IDN host in its xn-- form and percent-encode the rest';
+/** The one rule of src/oauth/redirect-uri.ts, and: ASCII only, as it goes out in a Location header as written (RFC 9110 section 5.5). */
+function configuredRedirectUriProblem(value: unknown): string | undefined {
+  const problem = redirectUriProblem(value);
+  if (problem !== undefined) return problem;
+  if (/[^\x21-\x7e]/.test(value as string)) return 'must be printable ASCII without spaces, as it is sent in a Location header: write an IDN host in its xn-- form and percent-encode the rest';
   return undefined;
 }

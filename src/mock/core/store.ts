@@ -323,6 +323,8 @@ export class MockStore {
   readonly interactions: ExpiringMap<InteractionRecord>;
   /** Revoked access-token jti values, kept until the token would have expired anyway. */
   readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
+  /** Clients deleted by RFC 7592, kept as long as a token issued to them could live. */
+  readonly deletedClients: ExpiringMap<RevokedRecord>;
   readonly deviceCodes: ExpiringMap<DeviceCodeRecord>;
   readonly userCodes: ExpiringMap<UserCodeRecord>;
 
@@ -340,6 +342,7 @@ export class MockStore {
     this.pendingSessions = new ExpiringMap(l.pendingSessions, now, 'sessions waiting for a login');
     this.interactions = new ExpiringMap(l.interactions, now, 'pending sign-ins');
     this.revokedAccessTokens = new ExpiringMap(l.revoked, now, 'revoked access tokens');
+    this.deletedClients = new ExpiringMap(l.revoked, now, 'deleted clients');
     this.deviceCodes = new ExpiringMap(l.deviceCodes, now, 'device codes');
     this.userCodes = new ExpiringMap(l.userCodes, now, 'user codes');
   }
@@ -365,9 +368,28 @@ export class MockStore {
     if (record) record.revoked = true;
   }
 
-  /** Whether an access token was revoked, on its own or with its family. */
-  isAccessTokenRevoked(jti: string): boolean {
+  /**
+   * RFC 7592 section 2.3: a deleted client's grants and tokens are invalidated. Its codes, device codes
+   * and refresh tokens go (their families revoked, which reaches the access tokens issued with them);
+   * any other access token of the client, JWT or opaque, is refused by its `client_id` until
+   * `expiresAt`, the latest any of them could expire. Needs no room: a deletion is never refused.
+   */
+  revokeClient(clientId: string, expiresAt: number): void {
+    this.deletedClients.set(clientId, { expiresAt });
+    for (const [code, record] of this.codes.entries()) if (record.clientId === clientId) this.codes.delete(code);
+    for (const [code, record] of this.deviceCodes.entries()) if (record.clientId === clientId) this.deviceCodes.delete(code);
+    for (const [token, record] of this.refreshTokens.entries()) {
+      if (record.clientId !== clientId) continue;
+      this.revokeFamily(record.family);
+      this.refreshTokens.delete(token);
+    }
+    for (const [token, record] of this.accessTokens.entries()) if (record.claims.client_id === clientId) this.accessTokens.delete(token);
+  }
+
+  /** Whether an access token was revoked, on its own, with its family, or with its client. */
+  isAccessTokenRevoked(jti: string, clientId?: string): boolean {
     if (this.revokedAccessTokens.get(jti)) return true;
+    if (clientId !== undefined && this.deletedClients.get(clientId)) return true;
     const inFamily = this.familyAccessTokens.get(jti);
     return inFamily !== undefined && this.families.get(inFamily.family)?.revoked !== false;
   }
@@ -403,6 +425,7 @@ export class MockStore {
     this.pendingSessions.sweep();
     this.interactions.sweep();
     this.revokedAccessTokens.sweep();
+    this.deletedClients.sweep();
     this.deviceCodes.sweep();
     this.userCodes.sweep();
   }

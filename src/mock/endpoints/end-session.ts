@@ -2,13 +2,14 @@ import { constantTimeEqual } from '../../oauth/pkce.js';
 import type { MockClient } from '../core/config.js';
 import { matchPostLogoutRedirectUri } from '../core/config-logout.js';
 import { frontchannelClients, sendFrontChannelPage } from '../core/frontchannel.js';
-import { isFormBody, q, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
+import { isFormBody, q, readBody, redirect, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { verifyIdTokenHint, type IdTokenHint } from '../core/id-token-hint.js';
 import { errorPage, escapeHtml, sendPage } from '../core/pages.js';
 import { redirectOrigin, withParams } from '../core/redirect-uri.js';
 import { currentSession } from '../core/session.js';
 import { autoLoginSession, endSessionRecord, findSession } from '../core/sessions.js';
-import type { SessionRecord } from '../core/store.js';
+import { ExpiringMap, type SessionRecord } from '../core/store.js';
+import { serverToken } from '../core/random-pool.js';
 
 /** A validated logout request (RP-Initiated Logout 1.0 section 2). */
 interface LogoutRequest {
@@ -22,8 +23,9 @@ interface LogoutRequest {
 /**
  * GET and POST {auth_url}/logout, the end_session_endpoint (RP-Initiated Logout 1.0 section 2):
  * id_token_hint, client_id, post_logout_redirect_uri (exactly a registered one, any port on loopback),
- * state (echoed), logout_hint and ui_locales (accepted, not needed). A request tied to the session's
- * user (by the hint) ends the session at once; one that is not gets a confirmation page. A bad
+ * state (echoed), logout_hint and ui_locales (accepted, not needed). A request tied to this browser's
+ * session (its cookie, and a hint of its user and session) ends it at once; any other gets a
+ * confirmation page, and a session ends only on the user's POST of that page's form. A bad
  * request gets an error page, never a redirect (section 3: no open redirector).
  */
 export async function handleEndSession(ex: Exchange): Promise<void> {
@@ -40,20 +42,62 @@ export async function handleEndSession(ex: Exchange): Promise<void> {
   const session = browserSession(ex);
   // The confirmation page's form, sent back: the user chose.
   if (ex.req.method === 'POST' && values.has('csrf_token')) {
-    const token = values.get('csrf_token')!;
-    if (!session || !constantTimeEqual(token, session.record.csrfToken)) return stop(ex, 'The form was not sent from this sign-out page (CSRF token mismatch), or the session has already ended.', 403);
+    const confirmed = confirmedSession(ex, values.get('csrf_token')!, session);
+    if (!confirmed) return stop(ex, 'The form was not sent from this sign-out page (CSRF token mismatch), or the session has already ended.', 403);
     if (values.get('decision') !== 'logout') {
       ex.log.outcome = 'logout declined';
       return sendPage(ex.res, 200, 'Still signed in', '<h1>You are still signed in</h1>\n<p>Nothing was changed. You may close this page.</p>');
     }
+    return finish(ex, request, endSessionRecord(ex.state, confirmed.key, confirmed.record, 'logout', ex.id), confirmed === session);
+  }
+  // Tied to this browser's session: the hint is of its user and, when it names a session, of this one.
+  const hint = request.hint;
+  if (session && hint && subOf(ex, session.record) === hint.sub && (hint.sid === undefined || hint.sid === session.record.sid)) {
     return finish(ex, request, endSessionRecord(ex.state, session.key, session.record, 'logout', ex.id));
   }
-  // Tied to a session: the hint's sid names a live one, or the browser's session is the hint's user.
-  const named = request.hint?.sid !== undefined ? findSession(ex.state, request.hint.sid) : undefined;
-  if (named && subOf(ex, named[1]) === request.hint!.sub) return finish(ex, request, endSessionRecord(ex.state, named[0], named[1], 'logout', ex.id));
-  if (!session) return finish(ex, request, undefined);
-  if (request.hint && subOf(ex, session.record) === request.hint.sub) return finish(ex, request, endSessionRecord(ex.state, session.key, session.record, 'logout', ex.id));
-  confirm(ex, request, session.record);
+  if (session) return confirm(ex, request, session.record.csrfToken, session.record);
+  // No session cookie: a hint alone may come from anyone who holds the ID token, so the named session
+  // ends only when someone confirms on the page, never by this request.
+  const named = hint?.sid !== undefined ? findSession(ex.state, hint.sid) : undefined;
+  if (!named || subOf(ex, named[1]) !== hint!.sub) return finish(ex, request, undefined);
+  confirm(ex, request, pendingConfirmation(ex.state, hint!.sid!));
+}
+
+/** Confirmations asked without a session cookie, by their one-time token: the sid each would end. */
+interface PendingLogout {
+  sid: string;
+  expiresAt: number;
+}
+const pendingLogouts = new WeakMap<object, ExpiringMap<PendingLogout>>();
+/** How long a confirmation page without a session cookie may be answered. */
+const CONFIRMATION_MS = 10 * 60_000;
+
+function pendingOf(state: MockState): ExpiringMap<PendingLogout> {
+  let map = pendingLogouts.get(state.config);
+  if (!map) pendingLogouts.set(state.config, (map = new ExpiringMap(state.store.limit('interactions'), state.now, 'sign-out confirmations')));
+  return map;
+}
+
+/** A fresh one-time token for the page that asks whether to end the session `sid`. */
+function pendingConfirmation(state: MockState, sid: string): string {
+  const token = serverToken(256);
+  pendingOf(state).set(token, { sid, expiresAt: state.now() + CONFIRMATION_MS });
+  return token;
+}
+
+/**
+ * The session a confirmation form's token stands for: this browser's, by its session's CSRF token;
+ * else the one a page without a cookie asked about, by the one-time token that page held (spent now,
+ * whatever the user chose).
+ */
+function confirmedSession(ex: Exchange, token: string, session: { key: string; record: SessionRecord } | undefined): { key: string; record: SessionRecord } | undefined {
+  if (session && constantTimeEqual(token, session.record.csrfToken)) return session;
+  const pending = pendingOf(ex.state);
+  const asked = pending.get(token);
+  if (!asked) return undefined;
+  pending.delete(token);
+  const found = findSession(ex.state, asked.sid);
+  return found && { key: found[0], record: found[1] };
 }
 
 async function checkLogoutRequest(ex: Exchange, values: Map<string, string>): Promise<LogoutRequest | string> {
@@ -96,8 +140,9 @@ function subOf(ex: Exchange, record: SessionRecord): string | undefined {
 }
 
 /** Signed out (or already): the front-channel page when a client asks for one, else back to the client, else a page. */
-function finish(ex: Exchange, request: LogoutRequest, ended: SessionRecord | undefined): void {
-  if (ended && ex.state.autoLogin === undefined) ex.res.setHeader('Set-Cookie', `${ex.state.sessionCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${ex.state.secureCookies ? '; Secure' : ''}`);
+function finish(ex: Exchange, request: LogoutRequest, ended: SessionRecord | undefined, ownCookie = true): void {
+  if (ended && ownCookie && ex.state.autoLogin === undefined)
+    ex.res.setHeader('Set-Cookie', `${ex.state.sessionCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${ex.state.secureCookies ? '; Secure' : ''}`);
   const front = ended ? frontchannelClients(ex, ended) : [];
   if (front.length > 0) return sendFrontChannelPage(ex, ended!, front, request.next);
   ex.log.outcome = ended ? 'signed out' : 'no session to end';
@@ -105,8 +150,11 @@ function finish(ex: Exchange, request: LogoutRequest, ended: SessionRecord | und
   sendPage(ex.res, 200, 'Signed out', '<h1>You are signed out</h1>\n<p>You may close this page.</p>');
 }
 
-/** Section 2: the request is not tied to the session's user, so the user confirms. */
-function confirm(ex: Exchange, request: LogoutRequest, session: SessionRecord): void {
+/**
+ * Section 2: the request is not tied to this browser's session (no hint, a hint of another user or
+ * session, or no session cookie at all), so the user confirms, by a POST carrying `csrfToken`.
+ */
+function confirm(ex: Exchange, request: LogoutRequest, csrfToken: string, browser?: SessionRecord): void {
   ex.log.outcome = 'logout confirmation page';
   const fields: [string, string | undefined][] = [
     ['client_id', request.client?.clientId],
@@ -117,15 +165,17 @@ function confirm(ex: Exchange, request: LogoutRequest, session: SessionRecord): 
     .filter((f): f is [string, string] => f[1] !== undefined)
     .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
     .join('\n');
-  const who = session.username !== undefined ? ` as <strong>${escapeHtml(session.username)}</strong>` : '';
+  const who = browser?.username !== undefined ? ` as <strong>${escapeHtml(browser.username)}</strong>` : '';
+  // Without the session's cookie this browser is not the one signed in: the page names nobody.
+  const where = browser ? `You are signed in${who}.` : 'The session this application signed you in to is asked to end.';
   const body = `<h1>Sign out?</h1>
-<p>You are signed in${who}.${request.client ? ` <strong>${escapeHtml(request.client.clientName)}</strong> asks to sign you out.` : ''}</p>
+<p>${where}${request.client ? ` <strong>${escapeHtml(request.client.clientName)}</strong> asks to sign you out.` : ''}</p>
 <form method="post" action="logout">
-<input type="hidden" name="csrf_token" value="${escapeHtml(session.csrfToken)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">
 ${hidden}
 <div class="actions">
-<button type="submit" name="decision" value="logout">Sign out</button>
-<button type="submit" name="decision" value="stay" class="secondary">Stay signed in</button>
+<button type="submit" name="decision" value="logout">Yes, sign out</button>
+<button type="submit" name="decision" value="stay" class="secondary">No, stay signed in</button>
 </div>
 </form>`;
   sendPage(ex.res, 200, 'Sign out', body, request.next ? redirectOrigin(request.next) : undefined);

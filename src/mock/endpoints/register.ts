@@ -129,6 +129,9 @@ export async function handleClientConfiguration(ex: Exchange): Promise<void> {
   if (ex.req.method === 'DELETE') {
     regs.delete(clientId);
     (ex.state.config.clients as Map<string, MockClient>).delete(clientId);
+    // RFC 7592 section 2.3: the client's grants and tokens are invalidated with it.
+    const { accessToken, refreshToken } = ex.state.config.lifetimes;
+    ex.state.store.revokeClient(clientId, ex.state.now() + Math.max(accessToken, refreshToken) * 1000);
     ex.log.outcome = 'client deleted';
     ex.res.writeHead(204, NO_STORE).end();
     return;

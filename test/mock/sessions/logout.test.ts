@@ -50,14 +50,11 @@ describe('RP-initiated logout at {auth_url}/logout', () => {
     expect(await stillSignedIn(server, browser)).toBe(false);
   });
 
-  it('accepts POST, and a request tied by the hint alone (no cookie: the hint names the session)', async () => {
+  it("accepts POST from the session's browser with its hint", async () => {
     const server = await startMock();
-    const { tokens } = await browserLogin(server, new Browser());
-    const res = await fetch(`${server.authUrl}/logout`, {
-      method: 'POST',
-      body: new URLSearchParams({ id_token_hint: String(tokens.id_token), post_logout_redirect_uri: PLR }),
-      redirect: 'manual',
-    });
+    const browser = new Browser();
+    const { tokens } = await browserLogin(server, browser);
+    const res = await browser.submit(`${server.authUrl}/logout`, { id_token_hint: String(tokens.id_token), post_logout_redirect_uri: PLR });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(PLR);
     expect(server.sessions()).toEqual([]);
@@ -172,9 +169,10 @@ describe('back-channel logout', () => {
   it('POSTs a logout token the relying party can verify: typ logout+jwt, the claims of section 2.4, the sid of the ID token, no nonce', async () => {
     const rp = await startRelyingParty();
     const server = await startMock(rpConfig(rp));
-    const { tokens } = await browserLogin(server, new Browser(), { nonce: 'n-1' });
+    const browser = new Browser();
+    const { tokens } = await browserLogin(server, browser, { nonce: 'n-1' });
     const idToken = claimsOf(tokens.id_token);
-    const res = await fetch(`${server.authUrl}/logout?id_token_hint=${String(tokens.id_token)}`, { redirect: 'manual' });
+    const res = await browser.request(`${server.authUrl}/logout?id_token_hint=${String(tokens.id_token)}`);
     expect(res.status).toBe(200);
     await eventually(() => rp.hits.length === 1);
     const hit = rp.hits[0]!;
@@ -213,9 +211,10 @@ describe('back-channel logout', () => {
     const rp = await startRelyingParty();
     rp.delayMs = 1500;
     const server = await startMock(rpConfig(rp));
-    const { tokens } = await browserLogin(server, new Browser());
+    const browser = new Browser();
+    const { tokens } = await browserLogin(server, browser);
     const started = Date.now();
-    const res = await fetch(`${server.authUrl}/logout?id_token_hint=${String(tokens.id_token)}`, { redirect: 'manual' });
+    const res = await browser.request(`${server.authUrl}/logout?id_token_hint=${String(tokens.id_token)}`);
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000);
     await eventually(() => server.requests().some((r) => r.endpoint === 'backchannel_logout'), 4000);
