@@ -70,6 +70,10 @@ describe('the JSON Schemas', () => {
     ['a redirect URI with a fragment', { clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/cb#x'] }] }],
     ['a javascript: redirect URI', { clients: [{ client_id: 'a', redirect_uris: ['javascript:alert(1)'] }] }],
     ['a redirect URI with a space', { clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/my cb'] }] }],
+    ['an http redirect URI off loopback', { clients: [{ client_id: 'a', redirect_uris: ['http://app.example/cb'] }] }],
+    ['a private-use scheme without a dot', { clients: [{ client_id: 'a', redirect_uris: ['myapp:/cb'] }] }],
+    ['a vbscript: redirect URI', { clients: [{ client_id: 'a', redirect_uris: ['vbscript:msgbox(1)'] }] }],
+    ['a wildcard in a redirect URI', { clients: [{ client_id: 'a', redirect_uris: ['https://*.example/cb'] }] }],
     ['an unknown grant type', { clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['password'] }] }],
     ['an unknown auth method', { clients: [{ client_id: 'a', client_secret: 's', token_endpoint_auth_method: 'client_secret_magic' }] }],
     ['private_key_jwt without keys', { clients: [{ client_id: 'a', token_endpoint_auth_method: 'private_key_jwt', grant_types: ['client_credentials'] }] }],
@@ -102,7 +106,11 @@ describe('the JSON Schemas', () => {
   });
 
   it('the schema and the mock at start-up both take comments ("//" keys) and "$schema"', () => {
-    const config = { $schema: 'x', '//': 'note', clients: [{ '// why': 'x', client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'] }] };
+    const config = {
+      $schema: 'x',
+      '//': 'note',
+      clients: [{ '// why': 'x', client_id: 'a', redirect_uris: ['http://127.0.0.1/cb', 'https://app.example/cb', 'com.example.app:/cb', 'http://[::1]:8080/cb'] }],
+    };
     expect(validateMockConfig(config).ok).toBe(true);
     expect(mockSchema(config), JSON.stringify(mockSchema.errors)).toBe(true);
   });

@@ -25,11 +25,13 @@ afterAll(async () => {
 });
 
 describe('--token-store keyring without @napi-rs/keyring installed', () => {
-  it('names the missing package and how to install it, and keeps nothing in the file', async () => {
+  it('fails the login in one line naming the missing package and how to install it, and keeps nothing in the file', async () => {
     const home = join(install, 'home');
     const env = { PATH: process.env.PATH ?? '', ...homeEnv(home), NO_COLOR: '1' };
     const login = ['login', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--scope', 'photo', '--headless', '--username', 'alice', '--password', 'wonderland', '--token-store', 'keyring'];
-    const r = await runCli(login, { env, bin: join(install, 'bin', 'oauthctl.js') });
+    const r = await runCli(['-q', ...login], { env, bin: join(install, 'bin', 'oauthctl.js') });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/the OS keyring support \(@napi-rs\/keyring, an optional dependency\) is not installed .*npm install --global @napi-rs\/keyring.*--token-store file/);
     const status = await runCli(['status', '--auth-url', mock.authUrl, '--client-id', 'photo-cli'], { env, bin: join(install, 'bin', 'oauthctl.js') });
     expect(status.code).toBe(1);
