@@ -58,13 +58,28 @@ export async function pollForTokens(http: HttpClient, config: TokenEndpointConfi
         options.onPending?.(error, interval);
         continue;
       }
-      // Named by its code as the code flow names it, with the server's words.
-      const answered = err instanceof TokenRequestError && err.oauthError ? `the authorization server answered ${formatOAuthError(err.oauthError)}` : '';
-      if (error === 'access_denied') throw new FlowError(answered, polled.deniedHint);
-      if (error === 'expired_token') throw new FlowError(answered, polled.expiredTokenHint);
-      throw err;
+      throw explainEnd(err, polled);
     }
   }
+}
+
+/** One token request of a polled grant (CIBA's ping mode asks once, after the ping), its ends explained as polling explains them. */
+export async function requestPolledGrant(http: HttpClient, config: TokenEndpointConfig, polled: PolledGrant): Promise<TokenResponse> {
+  try {
+    return await requestToken(http, config, polled.grant);
+  } catch (err) {
+    throw explainEnd(err, polled);
+  }
+}
+
+/** access_denied and expired_token are named by their code, as the code flow names them, with the server's words and a hint of what to do. */
+function explainEnd(err: unknown, polled: PolledGrant): unknown {
+  const oauthError = err instanceof TokenRequestError ? err.oauthError : undefined;
+  if (oauthError === undefined) return err;
+  const answered = `the authorization server answered ${formatOAuthError(oauthError)}`;
+  if (oauthError.error === 'access_denied') return new FlowError(answered, polled.deniedHint);
+  if (oauthError.error === 'expired_token') return new FlowError(answered, polled.expiredTokenHint);
+  return err;
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts. */
