@@ -8,7 +8,7 @@ export const cibaOpenidScopeProbe: AuditProbe = {
   title: 'a backchannel authentication request without openid is refused',
   rfc: 'CIBA Core §7.1',
   category: 'ciba',
-  threat: 'CIBA Core §7.1 (an authentication without an ID token: the client cannot verify who approved)',
+  threat: 'OpenID Connect CIBA Core §7.1 (an authentication without an ID token: the client cannot verify who approved)',
   remedy: 'Refuse a backchannel authentication request whose scope lacks openid (invalid_scope or invalid_request).',
   async run(ctx) {
     cibaEndpointOf(ctx);

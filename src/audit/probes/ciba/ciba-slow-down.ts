@@ -11,7 +11,7 @@ export const cibaSlowDownProbe: AuditProbe = {
   title: 'polling faster than the interval gets slow_down',
   rfc: 'CIBA Core §11',
   category: 'ciba',
-  threat: 'CIBA Core §7.3 and §11 (a client that ignores the interval loads the server)',
+  threat: 'OpenID Connect CIBA Core §7.3 and §11 (a client that ignores the interval loads the server)',
   remedy: 'Answer slow_down to a token request sooner than the interval after the previous one, and lengthen the interval by 5 s.',
   async run(ctx) {
     const request = await requestCiba(ctx);

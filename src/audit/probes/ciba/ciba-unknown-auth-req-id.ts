@@ -8,7 +8,7 @@ export const cibaUnknownAuthReqIdProbe: AuditProbe = {
   title: 'a made-up auth_req_id gets no tokens (invalid_grant)',
   rfc: 'CIBA Core §11',
   category: 'ciba',
-  threat: 'CIBA Core §11 (a grant the server never issued)',
+  threat: 'OpenID Connect CIBA Core §11 (a grant the server never issued)',
   remedy: 'Refuse an unknown auth_req_id at the token endpoint with invalid_grant.',
   async run(ctx) {
     cibaEndpointOf(ctx);

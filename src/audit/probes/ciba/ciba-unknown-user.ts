@@ -9,7 +9,7 @@ export const cibaUnknownUserProbe: AuditProbe = {
   title: 'a request for a user who does not exist is refused (unknown_user_id)',
   rfc: 'CIBA Core §13',
   category: 'ciba',
-  threat: 'CIBA Core §7.2 (the OP must validate the hint and determine the user)',
+  threat: 'OpenID Connect CIBA Core §7.2 (the OP must validate the hint and determine the user)',
   remedy: 'Answer unknown_user_id when login_hint names no user (or acknowledge and let the request expire, as a deliberate defence against enumeration).',
   async run(ctx) {
     const ack = await sendBackchannelRequest(ctx, { scope: cibaScope(ctx), login_hint: `oauthctl-audit-no-such-user-${randomToken(64)}` });
