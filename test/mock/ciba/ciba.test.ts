@@ -137,6 +137,24 @@ describe('backchannel authentication endpoint (CIBA Core 1.0 section 7)', () => 
   });
 });
 
+describe('bounds and the admin API', () => {
+  it('a flood of requests is refused with 503 once the store is full; nothing stored is dropped', async () => {
+    const server = await startMock(undefined, { limits: { deviceCodes: 3 } });
+    const acks = [];
+    for (let i = 0; i < 4; i++) acks.push(await backchannel(server.authUrl, { scope: 'openid', login_hint: 'alice' }));
+    expect(acks.map((a) => a.status)).toEqual([200, 200, 200, 503]);
+    expect(acks[3]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    server.decideCiba({ auth_req_id: String(acks[0]!.body.auth_req_id), action: 'approve' });
+  });
+
+  it('POST /_mock/ciba names the field that is wrong', async () => {
+    const server = await startMock();
+    expect(await adminRequest(server, 'ciba', { auth_req_id: 'nope', action: 'approve' })).toMatchObject({ status: 400, body: { field: 'auth_req_id' } });
+    expect(await adminRequest(server, 'ciba', { auth_req_id: 'x', action: 'maybe' })).toMatchObject({ status: 400, body: { field: 'action' } });
+    expect(await adminRequest(server, 'ciba', { auth_req_id: 'x', action: 'approve', extra: 1 })).toMatchObject({ status: 400, body: { field: 'extra' } });
+  });
+});
+
 describe('the approval page {auth_url}/ciba', () => {
   it('signs the user in, shows the binding message escaped, and approves by a CSRF-safe form', async () => {
     const time = clock(Date.now());
