@@ -14,6 +14,15 @@ import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { CIBA_GRANT } from '../../src/oauth/ciba.js';
 import { homeEnv, runCli } from '../helpers/cli.js';
 
+/** What the test uses of oidc-provider's CIBA API (the package ships no type declarations). */
+interface CibaProvider {
+  Grant: new (init: { clientId: string; accountId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+  backchannelResult(request: unknown, result: unknown): Promise<void>;
+}
+interface CibaRequest {
+  params?: Record<string, unknown>;
+}
+
 const SECRET = 'ciba-app-secret-0123456789abcdef0123456789abcdef';
 
 let server: Server;
@@ -27,6 +36,7 @@ beforeAll(async () => {
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { errors } = (await import('oidc-provider')) as unknown as { errors: { AccessDenied: new (description: string) => unknown } };
   const provider = new Provider(issuer, {
     clients: [{ client_id: 'ciba-app', client_secret: SECRET, grant_types: [CIBA_GRANT], response_types: [], redirect_uris: [], backchannel_token_delivery_mode: 'poll' }],
     scopes: ['openid', 'offline_access'],
@@ -40,15 +50,16 @@ beforeAll(async () => {
         verifyUserCode: () => undefined,
         validateRequestContext: () => undefined,
         // The user's authentication device, played here: bob approves, carol refuses, through the provider's API.
-        triggerAuthenticationDevice: (_ctx: unknown, request: InstanceType<Provider['BackchannelAuthenticationRequest']>, account: { accountId: string }, client: { clientId: string }) => {
+        triggerAuthenticationDevice: (_ctx: unknown, request: CibaRequest, account: { accountId: string }, client: { clientId: string }) => {
           triggered.push({ account: account.accountId, ...(request.params?.binding_message ? { bindingMessage: String(request.params.binding_message) } : {}) });
           setImmediate(() => {
             void (async () => {
-              if (account.accountId === 'carol') return provider.backchannelResult(request, new (await import('oidc-provider')).errors.AccessDenied('carol said no'));
-              const grant = new provider.Grant({ clientId: client.clientId, accountId: account.accountId });
+              const op = provider as unknown as CibaProvider;
+              if (account.accountId === 'carol') return op.backchannelResult(request, new errors.AccessDenied('carol said no'));
+              const grant = new op.Grant({ clientId: client.clientId, accountId: account.accountId });
               grant.addOIDCScope('openid');
               await grant.save();
-              await provider.backchannelResult(request, grant);
+              await op.backchannelResult(request, grant);
             })();
           });
         },
