@@ -16,9 +16,6 @@ export type CibaDeliveryMode = (typeof CIBA_DELIVERY_MODES)[number];
 /** Section 7.1: client_notification_token is at most 1024 characters. */
 export const MAX_CLIENT_NOTIFICATION_TOKEN_LENGTH = 1024;
 
-/** Section 13: the errors of the backchannel authentication endpoint beyond RFC 6749's. */
-export const CIBA_AUTHENTICATION_ERRORS = ['expired_login_hint_token', 'unknown_user_id', 'missing_user_code', 'invalid_user_code', 'invalid_binding_message'] as const;
-
 /** Section 7.1: the authentication request's parameters (besides the client's authentication). */
 export interface BackchannelAuthenticationRequest {
   /** Must include openid. */
@@ -44,7 +41,7 @@ export interface BackchannelAuthenticationResponse {
   [name: string]: unknown;
 }
 
-/** Section 7.1: the request's form parameters, or the problem with it (the caller says it in its own words). */
+/** Section 7.1: the request's form parameters. */
 export function backchannelAuthenticationParams(request: BackchannelAuthenticationRequest): Record<string, string> {
   const params: Record<string, string> = { scope: request.scope };
   for (const name of ['login_hint', 'id_token_hint', 'login_hint_token', 'binding_message', 'acr_values', 'client_notification_token'] as const) {
@@ -55,7 +52,7 @@ export function backchannelAuthenticationParams(request: BackchannelAuthenticati
   return params;
 }
 
-/** Section 7.1: which hint problems a request has: none, or more than one, of the three hints. */
+/** Section 7.1: what is wrong with a request's hints (none, or more than one, of the three), or undefined. */
 export function hintProblem(hints: { login_hint?: string | undefined; id_token_hint?: string | undefined; login_hint_token?: string | undefined }): string | undefined {
   const given = (['login_hint', 'id_token_hint', 'login_hint_token'] as const).filter((name) => hints[name] !== undefined);
   if (given.length === 1) return undefined;

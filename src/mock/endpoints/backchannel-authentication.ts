@@ -12,8 +12,6 @@ import { checkRequestedScope } from '../core/scope-check.js';
 import { autoLoginSession } from '../core/sessions.js';
 import { formParams } from './token.js';
 
-/** Where the user approves or refuses a request (the approval page, ciba-page.ts). */
-export const CIBA_PAGE_PATH = '/ciba';
 /** Section 7.1 asks binding messages to be short, plain text: longer, or with control characters, is invalid_binding_message. */
 const MAX_BINDING_MESSAGE = 200;
 
