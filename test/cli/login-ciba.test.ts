@@ -106,6 +106,32 @@ describe('login --ciba, poll mode', () => {
   });
 });
 
+describe('login --ciba: client authentication as configured, and an ID token as the hint', () => {
+  it('private_key_jwt, then --id-token-hint with the ID token it got', async () => {
+    const depth = JSON.parse(readFileSync('fixtures/audit/depth.json', 'utf8')) as { clients: { client_id: string; jwks?: unknown }[] };
+    const jwks = depth.clients.find((c) => c.client_id === 'photo-jwt')!.jwks;
+    const m = await startMock(
+      { device_interval: 1, clients: [{ client_id: 'kiosk-jwt', token_endpoint_auth_method: 'private_key_jwt', jwks: jwks as never, grant_types: [CIBA_GRANT] }] },
+      { autoLogin: 'alice' },
+    );
+    const client = ['--auth-url', m.authUrl, '--client-id', 'kiosk-jwt', '--auth-method', 'private_key_jwt', '--signing-key', 'fixtures/mock/photo-jwt.key.pem', '--json', '--no-cache'];
+    const first = await runCli(['login', '--ciba', '--login-hint', 'alice', ...client], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const idToken = String((JSON.parse(first.stdout) as Record<string, unknown>).id_token);
+    const request = m.requests().find((e) => e.path === '/backchannel');
+    expect(request?.form).toMatchObject({ client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', login_hint: 'alice', scope: 'openid' });
+    const second = await runCli(['login', '--ciba', '--id-token-hint', idToken, ...client], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(decodeJwt(String((JSON.parse(second.stdout) as Record<string, unknown>).id_token)).sub).toBe('alice');
+    expect(
+      m
+        .requests()
+        .filter((e) => e.path === '/backchannel')
+        .pop()?.form,
+    ).toMatchObject({ id_token_hint: idToken });
+  });
+});
+
 describe('login --ciba, ping mode', () => {
   async function freePort(): Promise<number> {
     const s = createServer();
