@@ -97,6 +97,11 @@ describe('the JSON Schemas', () => {
     ['an unknown registration field', { registration: { public: true } }],
     ['a short initial access token', { registration: { initial_access_token: 'short' } }],
     ['a flag that is not true or false', { dpop_nonce: 'yes' }],
+    [
+      'a CIBA ping client without its notification endpoint',
+      { clients: [{ client_id: 'a', client_secret: 's', grant_types: ['urn:openid:params:grant-type:ciba'], backchannel_token_delivery_mode: 'ping' }] },
+    ],
+    ['a CIBA push client', { clients: [{ client_id: 'a', client_secret: 's', grant_types: ['urn:openid:params:grant-type:ciba'], backchannel_token_delivery_mode: 'push' }] }],
     ['a post-logout redirect URI that is not http', { clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'], post_logout_redirect_uris: ['ftp://x/'] }] }],
   ];
 

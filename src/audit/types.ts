@@ -22,6 +22,7 @@ export const PROBE_CATEGORIES = [
   'par',
   'dpop',
   'device',
+  'ciba',
   'revocation',
   'introspection',
   'client-authentication',

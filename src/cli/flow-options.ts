@@ -41,6 +41,7 @@ export interface FlowOptionsInput extends SecuredFlowOptionsInput {
   userinfoEndpoint?: string | undefined;
   parEndpoint?: string | undefined;
   deviceAuthorizationEndpoint?: string | undefined;
+  backchannelAuthenticationEndpoint?: string | undefined;
   /** A profile of the config file whose values fill in the options not given (profiles). */
   profile?: string | undefined;
   config?: string | undefined;
@@ -86,6 +87,7 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--userinfo-endpoint <URL>', 'override the userinfo endpoint (OpenID Connect Core section 5.3)')
     .option('--par-endpoint <URL>', 'override the pushed authorization request endpoint (RFC 9126)')
     .option('--device-authorization-endpoint <URL>', 'override the device authorization endpoint (RFC 8628)')
+    .option('--backchannel-authentication-endpoint <URL>', 'override the backchannel authentication endpoint (OpenID Connect CIBA)')
     .option('--protected-resource <URL>', 'start from this protected resource: its authorization server, resource indicator and scopes (RFC 9728, RFC 8707)')
     .option('--register', 'register a client first when no --client-id is given, and reuse it next time (RFC 7591)');
   return addSecuredFlowOptions(cmd)
@@ -162,6 +164,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
     ['--userinfo-endpoint', 'userinfo_endpoint', raw.userinfoEndpoint],
     ['--par-endpoint', 'pushed_authorization_request_endpoint', raw.parEndpoint],
     ['--device-authorization-endpoint', 'device_authorization_endpoint', raw.deviceAuthorizationEndpoint],
+    ['--backchannel-authentication-endpoint', 'backchannel_authentication_endpoint', raw.backchannelAuthenticationEndpoint],
   ] as const) {
     if (value !== undefined) endpoints[field] = parseHttpUrl(flag)(value);
   }

@@ -23,6 +23,7 @@ const CLIENT_GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'userinfo-endpoint',
       'par-endpoint',
       'device-authorization-endpoint',
+      'backchannel-authentication-endpoint',
       'jwks-uri',
       'client-id',
       'protected-resource',
@@ -34,7 +35,7 @@ const CLIENT_GROUPS: readonly (readonly [string, readonly string[]])[] = [
   ],
   ['The flow:', ['redirect-uri', 'scope', 'state', 'pkce', 'no-pkce', 'code-verifier', 'code-challenge-method', 'param', 'resource', 'no-verify-id-token']],
   ['Client authentication:', ['client-secret', 'auth-method', 'signing-key', 'signing-key-id', 'client-assertion-audience', 'tls-cert', 'tls-key', 'par', 'jar', 'dpop', 'dpop-key']],
-  ['User agent:', ['no-browser', 'manual', 'device', 'headless', 'username', 'password', 'consent', 'browser-driver', 'browser-path']],
+  ['User agent:', ['no-browser', 'manual', 'device', 'ciba', 'headless', 'username', 'password', 'consent', 'browser-driver', 'browser-path']],
   ['HTTP:', ['http-timeout', 'insecure']],
 ];
 /** Every command's output options, grouped last. */

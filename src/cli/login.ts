@@ -7,13 +7,14 @@ import type { HttpClient } from '../client/http.js';
 import type { Renderer } from '../output/render.js';
 import { addCommonOptions, parseInteger, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
+import { addCibaOptions, parseCibaOptions, type CibaOptionsInput } from './ciba-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
 import type { IO } from '../output/io.js';
 import { addHeadlessOptions, headlessUserAgentFor, wantsHeadless, type HeadlessOptionsInput } from './headless-options.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessOptionsInput {
+export interface LoginOptions extends FlowOptionsInput, CommonOptions, HeadlessOptionsInput, CibaOptionsInput {
   /** false with --no-browser */
   browser?: boolean;
   timeout?: number;
@@ -79,7 +80,10 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
 
 /** The login itself, without the lock: for a caller that already holds it (a helper logging in). */
 export async function loginNow(options: LoginOptions, io: IO, deps: LoginDependencies = {}): Promise<number> {
+  if (options.ciba) return (await import('./login-ciba.js')).runCibaLogin(options, io, (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000);
   if (options.device) return (await import('./login-device.js')).runDeviceLogin(options, io, (options.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000);
+  // The CIBA flags alone (without --ciba) are a mistake said in one line.
+  parseCibaOptions(options);
   const { renderer, http } = await createFlowRuntime(options, io);
   try {
     if (options.manual && wantsHeadless(options)) throw new UsageError('--manual and --headless cannot be used together', 'give one of them');
@@ -156,6 +160,7 @@ export function register(program: Command, io: IO): void {
     .option('--no-cache', 'do not keep the tokens for `oauthctl token`, `status`, `call` and `logout`')
     .option('--device', 'the device authorization grant (RFC 8628): show a code to enter at the server, then poll; no browser needed on this machine')
     .option('--token-store <STORE>', 'where the tokens are kept: file (default), keyring (the OS keychain) or none (also OAUTHCTL_TOKEN_STORE, or the profile)');
+  addCibaOptions(cmd);
   addHeadlessOptions(cmd, io.env);
   addCommonOptions(cmd)
     .addHelpText(
@@ -167,6 +172,7 @@ Examples:
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --no-browser --json
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-cli --pkce --scope photo --headless --username alice --password wonderland
   $ oauthctl login --device --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --headless --username alice --password wonderland
+  $ oauthctl login --ciba --login-hint alice --binding-message "Order 42" --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret
   $ BROWSER=firefox oauthctl login --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --redirect-uri http://127.0.0.1:8765/callback
   $ oauthctl login --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope photo --no-pkce   # a server that rejects PKCE`,
     )

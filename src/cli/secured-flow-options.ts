@@ -135,7 +135,14 @@ function applyMtlsAliases(config: FlowConfig): void {
   };
   const token = alias('token_endpoint');
   if (token !== undefined && config.tokenEndpoint === config.metadata?.token_endpoint) config.tokenEndpoint = token;
-  for (const name of ['pushed_authorization_request_endpoint', 'revocation_endpoint', 'introspection_endpoint', 'userinfo_endpoint', 'device_authorization_endpoint'] as const) {
+  for (const name of [
+    'pushed_authorization_request_endpoint',
+    'revocation_endpoint',
+    'introspection_endpoint',
+    'userinfo_endpoint',
+    'device_authorization_endpoint',
+    'backchannel_authentication_endpoint',
+  ] as const) {
     const value = alias(name);
     if (value !== undefined && config.endpoints[name] === undefined) config.endpoints[name] = value;
   }

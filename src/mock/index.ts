@@ -126,6 +126,8 @@ export interface MockServer {
   reset(): void;
   /** The signed-in sessions, as GET /_mock/sessions. */
   sessions(): MockSession[];
+  /** Approves or refuses a backchannel authentication request (CIBA), as POST /_mock/ciba {"auth_req_id", "action"}; in ping mode the client is told. */
+  decideCiba(input: { auth_req_id: string; action: 'approve' | 'deny' }): { auth_req_id: string; status: 'approved' | 'denied' };
   /** Ends the session with this sid (MockAdminError when none has it), or every session; its clients are told by back-channel. Resolves to how many ended. */
   endSession(sid?: string): number;
   /**
@@ -224,6 +226,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     addResource: (input) => control.addResource(root.state, input),
     reset: () => control.reset(root.state),
     sessions: () => control.sessions(root.state),
+    decideCiba: (input) => control.decideCiba(root.state, input),
     endSession: (sid) => control.endSession(root.state, sid),
     close: (closeOptions = {}) =>
       (closing ??= new Promise<void>((resolve) => {

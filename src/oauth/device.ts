@@ -13,11 +13,8 @@ export interface DeviceAuthorizationResponse {
   [name: string]: unknown;
 }
 
-export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
-/** A server's interval of 0 (or a fraction) would poll in a tight loop: the client waits at least this long. */
-export const MIN_POLL_INTERVAL_SECONDS = 1;
-/** RFC 8628 section 3.5: slow_down adds 5 seconds to the interval, for this and every later poll. */
-export const SLOW_DOWN_SECONDS = 5;
+// The polling rule (interval floor, slow_down) is shared with CIBA's poll mode: polling.ts.
+export { DEFAULT_POLL_INTERVAL_SECONDS, MIN_POLL_INTERVAL_SECONDS, SLOW_DOWN_SECONDS } from './polling.js';
 
 /** The device authorization endpoint answered something that is neither a device authorization nor an RFC 6749 error. */
 export class DeviceAuthorizationResponseError extends Error {}

@@ -11,6 +11,7 @@ export interface AuthorizationServerMetadata {
   userinfo_endpoint?: string;
   pushed_authorization_request_endpoint?: string;
   device_authorization_endpoint?: string;
+  backchannel_authentication_endpoint?: string;
   scopes_supported?: string[];
   response_types_supported?: string[];
   code_challenge_methods_supported?: string[];
@@ -22,7 +23,15 @@ export interface AuthorizationServerMetadata {
 }
 
 /** The metadata's endpoints beyond authorize and token, each also given by a flag of the same name (`--jwks-uri`, `--par-endpoint`, ...). */
-export const EXTRA_ENDPOINTS = ['jwks_uri', 'revocation_endpoint', 'introspection_endpoint', 'userinfo_endpoint', 'pushed_authorization_request_endpoint', 'device_authorization_endpoint'] as const;
+export const EXTRA_ENDPOINTS = [
+  'jwks_uri',
+  'revocation_endpoint',
+  'introspection_endpoint',
+  'userinfo_endpoint',
+  'pushed_authorization_request_endpoint',
+  'device_authorization_endpoint',
+  'backchannel_authentication_endpoint',
+] as const;
 export type ExtraEndpoint = (typeof EXTRA_ENDPOINTS)[number];
 
 export type MetadataKind = 'oauth-authorization-server' | 'openid-configuration';

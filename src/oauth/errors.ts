@@ -23,6 +23,9 @@ export const OAUTH_ERROR_MEANINGS: Readonly<Record<string, string>> = {
   authorization_pending: 'the user has not finished at the verification page yet (RFC 8628 section 3.5)',
   slow_down: 'the client polls too often; it must wait 5 seconds longer between polls (RFC 8628 section 3.5)',
   expired_token: 'the device code has expired; start again (RFC 8628 section 3.5)',
+  unknown_user_id: 'the server knows no user by the hint sent (login_hint or id_token_hint; CIBA Core section 13)',
+  expired_login_hint_token: 'the login_hint_token has expired (CIBA Core section 13)',
+  invalid_binding_message: 'the binding message is too long or has characters the server will not show (CIBA Core section 13)',
   invalid_target: 'the server will not issue a token for this audience or resource (RFC 8693 section 2.2.2, RFC 8707)',
 };
 

@@ -72,7 +72,12 @@ describe('client authentication methods, as Keycloak and Entra ID register them'
     const service = server.config.clients.get('photo-service')!;
     expect(service).toMatchObject({ clientSecret: 'photo-service-secret', redirectUris: [], tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post'] });
     expect([...service.grantTypes]).toEqual(['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
-    expect([...server.config.clients.get('photo-web')!.grantTypes]).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    expect([...server.config.clients.get('photo-web')!.grantTypes]).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:openid:params:grant-type:ciba',
+    ]);
     const page = await fetch(`${server.authUrl}/authorize?client_id=photo-service&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&response_type=code&state=s`, { redirect: 'manual' });
     expect(page.status).toBe(400);
     expect(await page.text()).toMatch(/not registered for the authorization_code grant/);

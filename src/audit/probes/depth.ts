@@ -8,6 +8,7 @@ import { ID_TOKEN_PROBES } from './id-tokens/index.js';
 import { CONCURRENCY_PROBES } from './concurrency/index.js';
 import { PAR_PROBES } from './par/index.js';
 import { DEVICE_PROBES } from './device/index.js';
+import { CIBA_PROBES } from './ciba/index.js';
 import { REVOCATION_PROBES } from './revocation/index.js';
 import { INTROSPECTION_PROBES } from './introspection/index.js';
 import { TLS_PROBES } from './tls/index.js';
@@ -29,6 +30,7 @@ export const DEPTH_PROBES: readonly AuditProbe[] = [
   ...DPOP_PROBES,
   ...PAR_PROBES,
   ...DEVICE_PROBES,
+  ...CIBA_PROBES,
   ...REVOCATION_PROBES,
   ...INTROSPECTION_PROBES,
   ...CONCURRENCY_PROBES,

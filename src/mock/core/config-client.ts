@@ -1,6 +1,8 @@
 import { validateTokenExchange, type TokenExchangePolicy } from './config-grants.js';
 import { isJsonObject } from '../../oauth/json.js';
 import { redirectUriProblem } from '../../oauth/redirect-uri.js';
+import { CIBA_GRANT } from '../../oauth/ciba.js';
+import { CIBA_CLIENT_KEYS, validateCibaClient, type CibaClientFields } from '../ciba/config.js';
 import { unknownKeys } from './config-fields.js';
 import { LOGOUT_CLIENT_KEYS, validateLogoutClient, type LogoutClientFields } from './config-logout.js';
 import {
@@ -40,6 +42,9 @@ export interface MockClientInput {
   grant_types?: GrantType[];
   /** RFC 8693: the audiences this client may exchange tokens for. */
   token_exchange?: { audiences: string[] };
+  /** CIBA Core 1.0 section 4 (ciba/config.ts): poll (default) or ping, and ping's notification endpoint. */
+  backchannel_token_delivery_mode?: 'poll' | 'ping';
+  backchannel_client_notification_endpoint?: string;
   /** RP-Initiated, Back-Channel and Front-Channel Logout 1.0 (config-logout.ts). */
   post_logout_redirect_uris?: string[];
   backchannel_logout_uri?: string;
@@ -48,7 +53,7 @@ export interface MockClientInput {
   frontchannel_logout_session_required?: boolean;
 }
 /** A client as the server runs with it, validated. */
-export interface MockClient extends SecurityClientFields, LogoutClientFields {
+export interface MockClient extends SecurityClientFields, LogoutClientFields, CibaClientFields {
   clientId: string;
   clientSecret?: string;
   clientName: string;
@@ -65,7 +70,14 @@ export interface MockClient extends SecurityClientFields, LogoutClientFields {
   tokenExchange?: TokenExchangePolicy;
 }
 /** Grant types a client may be registered for (RFC 7591 section 2). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  CIBA_GRANT,
+] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS, ...KEY_AUTH_METHODS, 'none'];
@@ -92,6 +104,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
       'token_exchange',
       ...SECURITY_CLIENT_KEYS,
       ...LOGOUT_CLIENT_KEYS,
+      ...CIBA_CLIENT_KEYS,
     ],
     field,
     fail,
@@ -131,6 +144,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
   }
   const tokenExchange = validateTokenExchange(c.token_exchange, bad);
   const logout = validateLogoutClient(c, bad);
+  const ciba = validateCibaClient(c, grantTypes, method === 'none', bad);
   const redirectUris: string[] = [];
   // A client that never redirects (client credentials, token exchange) needs no redirect URI.
   const uris = c.redirect_uris === undefined && !grantTypes.has('authorization_code') ? [] : c.redirect_uris;
@@ -169,6 +183,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
     ...(tokenExchange ? { tokenExchange } : {}),
     ...security,
     ...logout,
+    ...ciba,
   });
 }
 

@@ -1,6 +1,7 @@
 import { isValidScopeToken } from '../../oauth/scope.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { validateClient, type MockClient, type MockClientInput } from './config-client.js';
+import { CIBA_GRANT } from '../../oauth/ciba.js';
 import { isJsonObject } from '../../oauth/json.js';
 import { unknownKeys } from './config-fields.js';
 import { validateDeviceSettings } from './config-grants.js';
@@ -117,7 +118,8 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
       client_name: 'Photo Web',
       redirect_uris: LOOPBACK_REDIRECT_URIS,
       post_logout_redirect_uris: LOOPBACK_REDIRECT_URIS,
-      grant_types: [...USER_GRANTS],
+      // A confidential client may also ask for a user's sign-in by CIBA (CIBA Core 1.0 section 7.1).
+      grant_types: [...USER_GRANTS, CIBA_GRANT],
     },
     { client_id: 'photo-cli', client_name: 'Photo CLI', redirect_uris: LOOPBACK_REDIRECT_URIS, post_logout_redirect_uris: LOOPBACK_REDIRECT_URIS, grant_types: [...USER_GRANTS] },
     {

@@ -80,6 +80,7 @@ function buildRoutes(): Routes {
   const introspection = () => import('../endpoints/introspection.js');
   const device = () => import('../endpoints/device.js');
   const admin = () => import('../endpoints/admin/handlers.js');
+  const cibaPage = () => import('../endpoints/ciba-page.js');
   const register = () => import('../endpoints/register.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
@@ -118,6 +119,16 @@ function buildRoutes(): Routes {
         ),
       },
     ],
+    [
+      '/backchannel',
+      {
+        POST: lazy(
+          () => import('../endpoints/backchannel-authentication.js'),
+          (m) => m.handleBackchannelAuthentication,
+        ),
+      },
+    ],
+    ['/ciba', { GET: lazy(cibaPage, (m) => m.handleCibaPage), POST: lazy(cibaPage, (m) => m.handleCibaDecision) }],
     ['/device', { GET: lazy(device, (m) => m.handleVerificationPage), POST: lazy(device, (m) => m.handleVerification) }],
     ['/userinfo', { GET: userinfo, POST: userinfo }],
     ['/introspect', { POST: lazy(introspection, (m) => m.handleIntrospect) }],
@@ -151,6 +162,7 @@ function buildRoutes(): Routes {
     ['/_mock/users', { POST: lazy(admin, (m) => m.handleAddUser) }],
     ['/_mock/clients', { POST: lazy(admin, (m) => m.handleAddClient) }],
     ['/_mock/reset', { POST: lazy(admin, (m) => m.handleReset) }],
+    ['/_mock/ciba', { POST: lazy(admin, (m) => m.handleCibaDecision) }],
     ['/_mock/resources', { POST: lazy(admin, (m) => m.handleAddResource) }],
     ['/register', { POST: lazy(register, (m) => m.handleRegister) }],
     [

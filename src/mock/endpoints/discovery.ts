@@ -1,6 +1,7 @@
 import { CLAIMS_SUPPORTED } from '../core/claims.js';
 import { ACR_VALUES_SUPPORTED } from '../core/oidc-params.js';
 import { GRANT_TYPES } from '../core/config.js';
+import { CIBA_DELIVERY_MODES } from '../../oauth/ciba.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 import { registrationOpen } from '../core/client-metadata.js';
 import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
@@ -20,6 +21,10 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     introspection_endpoint: `${issuer}/introspect`,
     revocation_endpoint: `${issuer}/revoke`,
     device_authorization_endpoint: `${issuer}/device_authorization`,
+    // CIBA Core 1.0 section 4: poll and ping, no user_code, no signed authentication requests.
+    backchannel_authentication_endpoint: `${issuer}/backchannel`,
+    backchannel_token_delivery_modes_supported: [...CIBA_DELIVERY_MODES],
+    backchannel_user_code_parameter_supported: false,
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],

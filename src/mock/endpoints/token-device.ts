@@ -1,3 +1,4 @@
+import { pollTooSoon } from '../../oauth/polling.js';
 import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
 import { newJti } from '../core/jwt.js';
@@ -18,9 +19,6 @@ export interface UserGrant {
 }
 export type SendUserTokens = (ex: Exchange, client: MockClient, grant: UserGrant) => Promise<void>;
 
-/** RFC 8628 section 3.5: how much longer a client that polls too fast must wait from now on. */
-const SLOW_DOWN_SECONDS = 5;
-
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 section 3.4): the answer to one
  * poll. Checked in this order: the code and its client, expiry (expired_token), a code already redeemed
@@ -38,10 +36,7 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
   if (record.codeExpiresAt <= now) return sendOAuthError(ex, 400, 'expired_token', 'the device code has expired; start a new device authorization (RFC 8628 section 3.5)');
   if (record.status === 'redeemed') return sendOAuthError(ex, 400, 'invalid_grant', 'the device code was already used (it works once)');
   if (record.status === 'denied') return sendOAuthError(ex, 400, 'access_denied', 'the user refused access to the device');
-  const last = record.lastPolledAt;
-  record.lastPolledAt = now;
-  if (last !== undefined && now - last < record.interval * 1000) {
-    record.interval += SLOW_DOWN_SECONDS;
+  if (pollTooSoon(record, now)) {
     return sendOAuthError(ex, 400, 'slow_down', `polled sooner than the interval; wait ${record.interval} s between polls from now on (RFC 8628 section 3.5)`);
   }
   if (record.status === 'pending' || record.username === undefined) {

@@ -11,6 +11,8 @@ import type { NextToken } from '../core/queue.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
+import { CIBA_GRANT } from '../../oauth/ciba.js';
+import { handleCibaGrant } from '../ciba/grant.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
 import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
@@ -280,4 +282,5 @@ const GRANTS: Partial<Record<string, GrantHandler>> = {
   [CLIENT_CREDENTIALS_GRANT]: handleClientCredentialsGrant,
   [DEVICE_CODE_GRANT]: (ex, client, values, binding) => handleDeviceCodeGrant(ex, client, values, binding, sendTokens),
   [TOKEN_EXCHANGE_GRANT]: handleTokenExchangeGrant,
+  [CIBA_GRANT]: (ex, client, values, binding) => handleCibaGrant(ex, client, values, binding, sendTokens),
 };

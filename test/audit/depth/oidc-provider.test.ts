@@ -42,8 +42,8 @@ async function audit(...client: string[]) {
   return { code, report, by };
 }
 
-/** What oidc-provider's development configuration does not offer: revocation, introspection, request objects, the device flow for these clients, https. */
-const ABSENT = /^(client-assertion-|request-object-|revocation-|introspection-|device-|tls-)|^(access-token-jwt-typ|access-token-jwt-claims|dpop-cnf-jkt|device-code-parallel)$/;
+/** What oidc-provider's development configuration does not offer: revocation, introspection, request objects, the device flow and CIBA for these clients, https. */
+const ABSENT = /^(client-assertion-|request-object-|revocation-|introspection-|device-|ciba-|tls-)|^(access-token-jwt-typ|access-token-jwt-claims|dpop-cnf-jkt|device-code-parallel)$/;
 
 describe('interop: the third round probes against panva/oidc-provider 9', () => {
   it('public client: nothing fails; the login page has no Referrer-Policy (a warning)', async () => {

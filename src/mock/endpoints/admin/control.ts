@@ -10,7 +10,8 @@ import { resourceMetadataUrl } from '../../core/protected-resources.js';
 const MAX_PROTECTED_RESOURCES = 100;
 import { endSessions, listSessions, type MockSession } from '../../core/sessions.js';
 import { describeRequest, type MockRequest } from '../../core/request-log.js';
-import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
+import { decideCibaRequest, pendingCibaRequest } from '../../ciba/decide.js';
+import { fields, MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
 
 /**
  * What the admin API does, once for HTTP (/_mock/, handlers.ts) and for library mode (the methods of
@@ -141,6 +142,21 @@ export function endSession(state: MockState, sid?: string): number {
   const ended = endSessions(state, sid, 'admin');
   if (sid !== undefined && ended === 0) throw new MockAdminError('sid', `no signed-in session has sid ${JSON.stringify(sid)}`);
   return ended;
+}
+
+/**
+ * Approves or refuses a backchannel authentication request (CIBA Core 1.0 section 8), as the user
+ * would at {auth_url}/ciba: {"auth_req_id", "action": "approve"|"deny"}. In ping mode the client is told.
+ */
+export function decideCiba(state: MockState, input: unknown): { auth_req_id: string; status: 'approved' | 'denied' } {
+  const o = fields(input, ['auth_req_id', 'action']);
+  if (typeof o.auth_req_id !== 'string' || o.auth_req_id === '') throw new MockAdminError('auth_req_id', 'must be the auth_req_id the backchannel authentication endpoint answered');
+  if (o.action !== 'approve' && o.action !== 'deny') throw new MockAdminError('action', 'must be "approve" or "deny"');
+  const record = pendingCibaRequest(state, o.auth_req_id);
+  if (record === 'unknown') throw new MockAdminError('auth_req_id', 'no backchannel authentication request has this auth_req_id (or it has expired)');
+  if (record === 'decided') throw new MockAdminError('auth_req_id', 'this request has already been decided');
+  decideCibaRequest(state, o.auth_req_id, record, o.action);
+  return { auth_req_id: o.auth_req_id, status: o.action === 'approve' ? 'approved' : 'denied' };
 }
 
 /** Forgets codes, tokens, sessions, PAR and replay state (a new store, security-store.ts), queued items and the request log (not users, clients, keys or the clock). */

@@ -1,6 +1,6 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
-import { addClient, addResource, addUser, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
+import { addClient, addResource, addUser, clearRequests, decideCiba, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
 import { sendFlowsPage } from './flows-page.js';
 import { findSession } from '../../core/sessions.js';
 import { MockAdminError, type EnqueueInput, type IssueTokenInput } from './input.js';
@@ -104,6 +104,12 @@ export const handleAddResource = admin(async (ex) => ok(ex, 'resource added', ad
 export const handleReset = admin((ex) => {
   reset(ex.state);
   ok(ex, 'reset', { reset: true });
+});
+
+/** POST /_mock/ciba: {"auth_req_id", "action": "approve"|"deny"}, as the user at {auth_url}/ciba. */
+export const handleCibaDecision = admin(async (ex) => {
+  const decided = decideCiba(ex.state, await jsonBody(ex));
+  ok(ex, `CIBA request ${decided.status}`, decided);
 });
 
 /** GET /_mock/sessions: the signed-in sessions. */
