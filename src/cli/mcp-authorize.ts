@@ -73,7 +73,10 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
 
   const redirectUri = options.redirectUri ?? DEFAULT_REDIRECT_URI;
   if (machine && (options.clientId === undefined || options.clientId === '')) {
-    throw new UsageError(`${options.clientCredentials ? '--client-credentials' : '--id-token'} needs the pre-registered client: --client-id`, 'give --client-id and --client-secret (or --signing-key)');
+    throw new UsageError(
+      `${options.clientCredentials ? '--client-credentials' : '--id-token'} needs the pre-registered client: --client-id`,
+      'give --client-id and --client-secret (or --signing-key)',
+    );
   }
   const identity = await chooseClientIdentity({
     clientId: options.clientId,

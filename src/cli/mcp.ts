@@ -115,7 +115,11 @@ function failed(io: IO, what: string, error: { code: number; message: string }):
 async function methodParams(method: string, name: string | undefined, args: string | undefined): Promise<Record<string, unknown> | undefined> {
   if (!/^[a-zA-Z]+(\/[a-zA-Z_]+)*$/.test(method)) throw new UsageError(`${JSON.stringify(method)} is not an MCP method`, 'e.g. tools/list, tools/call NAME, resources/read URI, prompts/get NAME');
   const key = NAMED[method];
-  if (key !== undefined && name === undefined) throw new UsageError(`${method} needs the ${key === 'uri' ? 'resource URI' : `${method.split('/')[0]!.slice(0, -1)} name`} as the next argument`, `oauthctl mcp URL ${method} ${key.toUpperCase()}`);
+  if (key !== undefined && name === undefined)
+    throw new UsageError(
+      `${method} needs the ${key === 'uri' ? 'resource URI' : `${method.split('/')[0]!.slice(0, -1)} name`} as the next argument`,
+      `oauthctl mcp URL ${method} ${key.toUpperCase()}`,
+    );
   if (key === undefined && name !== undefined) throw new UsageError(`${method} takes no name argument, got ${JSON.stringify(name)}`, 'give the parameters with --arguments JSON');
   let parsed: Record<string, unknown> | undefined;
   if (args !== undefined) {

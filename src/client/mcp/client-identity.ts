@@ -91,7 +91,8 @@ function registrationAuthMethod(metadata: AuthorizationServerMetadata | undefine
 export function chooseScope(challengeScope: string | undefined, scopesSupported: readonly string[] | undefined, serverScopes: unknown): { scopes: string[]; from: string } {
   const split = (s: string) => s.split(/[\s+]+/).filter(Boolean);
   const base = challengeScope !== undefined ? split(challengeScope) : scopesSupported?.length ? [...scopesSupported] : [];
-  const from = challengeScope !== undefined ? "the challenge's scope" : scopesSupported?.length ? "the resource metadata's scopes_supported" : 'neither the challenge nor the resource metadata names one';
+  const from =
+    challengeScope !== undefined ? "the challenge's scope" : scopesSupported?.length ? "the resource metadata's scopes_supported" : 'neither the challenge nor the resource metadata names one';
   if (base.length > 0 && Array.isArray(serverScopes) && serverScopes.includes('offline_access') && !base.includes('offline_access')) {
     return { scopes: [...base, 'offline_access'], from: `${from}, and offline_access (the authorization server lists it)` };
   }

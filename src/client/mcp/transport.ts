@@ -1,14 +1,5 @@
 import { FlowError } from '../../errors.js';
-import {
-  findResponse,
-  jsonRpcRequest,
-  MCP_ACCEPT,
-  MCP_PROTOCOL_VERSION,
-  MCP_SUPPORTED_VERSIONS,
-  McpFramingError,
-  parseMcpMessages,
-  type JsonRpcResponse,
-} from '../../oauth/mcp-jsonrpc.js';
+import { findResponse, jsonRpcRequest, MCP_ACCEPT, MCP_PROTOCOL_VERSION, MCP_SUPPORTED_VERSIONS, McpFramingError, parseMcpMessages, type JsonRpcResponse } from '../../oauth/mcp-jsonrpc.js';
 import type { HttpClient } from '../http.js';
 
 /** An HTTP answer to one POST, and the JSON-RPC response in it when it was a success (2xx). */
@@ -68,7 +59,10 @@ export class McpSession {
     if (answer.response?.result === undefined) return answer;
     const version = (answer.response.result as { protocolVersion?: unknown }).protocolVersion;
     if (typeof version !== 'string' || !MCP_SUPPORTED_VERSIONS.includes(version)) {
-      throw new FlowError(`the MCP server answered protocol version ${JSON.stringify(version)}, which oauthctl does not speak`, `oauthctl speaks ${MCP_SUPPORTED_VERSIONS.join(', ')} (basic/lifecycle)`);
+      throw new FlowError(
+        `the MCP server answered protocol version ${JSON.stringify(version)}, which oauthctl does not speak`,
+        `oauthctl speaks ${MCP_SUPPORTED_VERSIONS.join(', ')} (basic/lifecycle)`,
+      );
     }
     this.protocolVersion = version;
     const session = answer.headers['mcp-session-id'];
