@@ -28,6 +28,9 @@ export interface McpAuthorizationOptions extends FlowOptionsInput, HeadlessOptio
   tokenStore?: string | undefined;
 }
 
+/** The authorizations one command makes at most: a refusal that a new login does not cure stops there (MCP authorization 2025-11-25, Scope Challenge Handling). */
+export const MAX_AUTHORIZATIONS = 3;
+
 export interface Authorized {
   accessToken: string;
   /** What the token was granted (its response's scope), else what was asked. */

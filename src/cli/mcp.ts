@@ -8,7 +8,7 @@ import type { Renderer } from '../output/render.js';
 import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode } from './command.js';
 import { addFlowOptions } from './flow-options.js';
 import { addBrowserDriverOptions, addCredentialOptions } from './headless-options.js';
-import type { McpAuthorizationOptions } from './mcp-authorize.js';
+import { MAX_AUTHORIZATIONS, type McpAuthorizationOptions } from './mcp-authorize.js';
 
 export interface McpOptions extends McpAuthorizationOptions {
   /** --arguments JSON|@FILE: the tool's or prompt's arguments. */
@@ -20,8 +20,6 @@ export interface McpOptions extends McpAuthorizationOptions {
 
 /** The methods that take a name (or URI) as the next argument, and the parameter it goes into. */
 const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
-/** The authorizations one command makes at most: a 403 that more scope does not cure stops here (scope-retry-limit). */
-export const MAX_AUTHORIZATIONS = 3;
 const SPEC = 'MCP authorization 2025-11-25';
 
 /**

@@ -88,7 +88,7 @@ export async function startSdkMcpServer(): Promise<SdkMcpServer & { attach(mock:
           await mcpServerFor().connect(t);
           transport = t;
         }
-        await transport.handleRequest(req, res, req.body);
+        await transport.handleRequest(req as Parameters<StreamableHTTPServerTransport['handleRequest']>[0], res, req.body);
       },
     );
   };
