@@ -2,8 +2,13 @@ import type { HttpClient, HttpResponse } from '../client/http.js';
 import { resourceChallenge } from '../oauth/resource-metadata.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
-import type { CallOptions } from './call.js';
-import { MAX_AUTHORIZATIONS } from './mcp-authorize.js';
+import { MAX_AUTHORIZATIONS, type McpAuthorizationOptions } from './mcp-authorize.js';
+
+/** What of `call`'s options the resource's login takes. */
+export type CallLoginOptions = Pick<
+  McpAuthorizationOptions,
+  'clientId' | 'clientSecret' | 'issuer' | 'clientMetadataUrl' | 'headless' | 'username' | 'password' | 'browser' | 'insecure' | 'httpTimeout' | 'verbose' | 'showSecrets'
+>;
 
 /**
  * `call`'s answer to a refusal, as an MCP client answers one (MCP authorization 2025-11-25): a 401 whose
@@ -15,7 +20,7 @@ export async function authorizeOnChallenge(
   url: string,
   first: HttpResponse,
   send: (token: string) => Promise<HttpResponse>,
-  options: CallOptions,
+  options: CallLoginOptions,
   ctx: { http: HttpClient; renderer: Renderer; io: IO },
 ): Promise<HttpResponse> {
   let response = first;
