@@ -66,7 +66,7 @@ export async function runMcp(url: string, method: string, name: string | undefin
         }
         authorizations++;
         const { authorizeMcp } = await import('./mcp-authorize.js');
-        const got = await authorizeMcp(url, answer, options, { http, renderer, io }, answer.status === 403 ? state.scopes : undefined);
+        const got = await authorizeMcp(url, { ...answer, method: 'POST' }, options, { http, renderer, io }, answer.status === 403 ? state.scopes : undefined);
         Object.assign(state, { token: got.accessToken, scopes: got.scopes, resource: url });
       }
     };

@@ -20,6 +20,8 @@ export interface Finding {
 /** What was fetched, in order, and what it answered: the narration of `discover` and `--protected-resource`. */
 export interface Fetched {
   url: string;
+  /** GET unless said: an MCP server's first call is a POST of initialize. */
+  method?: 'POST';
   status: number | 'unreachable';
   note?: string;
 }
@@ -41,6 +43,8 @@ export interface ResourceDiscovery {
 export interface FirstAnswer {
   status: number;
   headers: Record<string, string>;
+  /** How the call was made, when not a GET. */
+  method?: 'POST';
 }
 
 /**
@@ -54,7 +58,7 @@ export async function discoverResource(http: HttpClient, resource: string, given
   const first = given ?? (await http.request(resource, { headers: { accept: 'application/json' } }));
   const challenge = resourceChallenge(first.headers['www-authenticate']);
   found.probe = { status: first.status, ...challenge };
-  if (given === undefined) found.fetched.push({ url: resource, status: first.status, note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined });
+  found.fetched.push({ url: resource, ...(given?.method && { method: given.method }), status: first.status, note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined });
   if (first.status === 401 && challenge.resourceMetadata === undefined) {
     found.findings.push({ level: 'warn', text: 'the 401 has no resource_metadata in its WWW-Authenticate challenge', rule: 'RFC 9728 section 5.1' });
   } else if (first.status !== 401) {

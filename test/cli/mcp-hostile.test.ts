@@ -144,6 +144,19 @@ describe('hostile MCP servers', () => {
     expect(r.stderr).toMatch(/does not list S256 in code_challenge_methods_supported \(plain\): an MCP client must not proceed/);
   });
 
+  it('discover asks a URL whose GET is answered 405 again with a POST of initialize, and takes its 401', async () => {
+    const origin = await serve((req, _body, res, o) => {
+      if (req.url === '/.well-known/oauth-protected-resource/rpc') return json(res, 200, { resource: `${o}/rpc`, authorization_servers: [mock!.issuer] });
+      if (req.method === 'GET') return json(res, 405, {});
+      json(res, 401, {}, { 'www-authenticate': `Bearer resource_metadata="${o}/.well-known/oauth-protected-resource/rpc"` });
+    });
+    mock = await createMockServer({ resources: [`${origin}/rpc`] });
+    const r = await runCli(['discover', `${origin}/rpc`], { env });
+    expect(r.stdout).toContain(`GET ${origin}/rpc -> HTTP 405 (not a 401: asking again as MCP clients do, with a POST of initialize)`);
+    expect(r.stdout).toContain(`POST ${origin}/rpc -> HTTP 401 (WWW-Authenticate names resource_metadata`);
+    expect(r.stdout).toContain(`==> Authorization server ${mock.issuer}`);
+  });
+
   it('a protocol version oauthctl does not speak ends the session', async () => {
     const url = `${await serve((_req, body, res) => {
       const m = JSON.parse(body) as { id: number };

@@ -92,6 +92,13 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     rmSync(fresh.HOME, { recursive: true, force: true });
   });
 
+  it("discover starts an MCP server's chain with a POST of initialize, as MCP clients do", async () => {
+    const r = await runCli(['discover', server.mcp], { env });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toContain(`POST ${server.mcp} -> HTTP 401 (WWW-Authenticate names resource_metadata`);
+    expect(r.stdout).toContain('the chain holds');
+  });
+
   it('bad input is one line and exit 2', async () => {
     const noName = await runCli(['mcp', server.mcp, 'tools/call'], { env });
     expect(noName.code).toBe(2);

@@ -44,7 +44,7 @@ export async function findAuthorizationServer(http: HttpClient, url: string, fir
   else renderer.info('the 401 names no resource_metadata: trying the well-known URLs (RFC 9728 section 3.1)');
   if (challenge.scope !== undefined) renderer.info(`the 401 asks for scope "${challenge.scope}" (RFC 6750 section 3)`);
   const found = await discoverResource(http, url, first);
-  for (const f of found.fetched) renderer.info(`GET ${f.url} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${f.note})` : ''}`);
+  for (const f of found.fetched) renderer.info(`${f.method ?? 'GET'} ${f.url} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${f.note})` : ''}`);
   for (const finding of found.findings) if (finding.level === 'warn') renderer.warn(`${finding.text} (${finding.rule})`);
   if (found.metadata === undefined && found.fetched.every((f) => f.status !== 200)) return legacyServer(http, url, challenge.scope, renderer);
   const broken = resourceDiscoveryError(found);
