@@ -29,8 +29,7 @@ const SPEC = 'MCP authorization 2025-11-25';
  */
 export async function runMcp(url: string, method: string, name: string | undefined, options: McpOptions, io: IO): Promise<number> {
   const params = await methodParams(method, name, options.arguments);
-  const { createFlowRuntime } = await import('./flow-pipeline.js');
-  const { renderer, http } = await createFlowRuntime(options, io);
+  const { renderer, http } = await mcpRuntime(options, io);
   try {
     const [{ McpSession }, { resourceChallenge }] = await Promise.all([import('../client/mcp/transport.js'), import('../oauth/resource-metadata.js')]);
     const session = new McpSession(http, url);
@@ -88,6 +87,19 @@ export async function runMcp(url: string, method: string, name: string | undefin
   } finally {
     await http.close();
   }
+}
+
+/**
+ * The renderer and HTTP client, as createFlowRuntime makes them, without loading the flow pipeline: a
+ * run with a cached token needs none of it (the authorization loads it when a 401 comes).
+ */
+async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
+  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('./http-timeout.js')]);
+  const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
+  const clientCertificate =
+    options.tlsCert !== undefined || options.tlsKey !== undefined ? await (await import('../client/keys.js')).readClientCertificate(options.tlsCert, options.tlsKey) : undefined;
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
+  return { renderer, http };
 }
 
 /** The JSON-RPC result of a 2xx answer, or its error; any other status is an HTTP failure. */
