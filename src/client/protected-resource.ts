@@ -58,7 +58,12 @@ export async function discoverResource(http: HttpClient, resource: string, given
   const first = given ?? (await http.request(resource, { headers: { accept: 'application/json' } }));
   const challenge = resourceChallenge(first.headers['www-authenticate']);
   found.probe = { status: first.status, ...challenge };
-  found.fetched.push({ url: resource, ...(given?.method && { method: given.method }), status: first.status, note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined });
+  found.fetched.push({
+    url: resource,
+    ...(given?.method && { method: given.method }),
+    status: first.status,
+    note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined,
+  });
   if (first.status === 401 && challenge.resourceMetadata === undefined) {
     found.findings.push({ level: 'warn', text: 'the 401 has no resource_metadata in its WWW-Authenticate challenge', rule: 'RFC 9728 section 5.1' });
   } else if (first.status !== 401) {

@@ -25,7 +25,15 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
   return async (ctx: UserAgentContext) => {
     const renderer = ctx.renderer;
     // The command has already warned about --insecure with its own client: no second warning.
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent', secrets: options.password !== undefined ? [options.password] : [] });
+    const http =
+      options.http ??
+      createHttpClient({
+        ...options.httpOptions,
+        renderer: { ...renderer, warn: () => undefined },
+        env: ctx.io.env,
+        actor: 'user-agent',
+        secrets: options.password !== undefined ? [options.password] : [],
+      });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {
