@@ -70,6 +70,20 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('written by') }] });
   });
 
+  it('--client-credentials: a machine client with its own token for the resource, no login', async () => {
+    const fresh = homeEnv(mkdtempSync(join(tmpdir(), 'oauthctl-mcp-cc-')));
+    try {
+      const r = await runCli(['mcp', server.mcp, '--client-credentials', '--client-id', 'photo-service', '--client-secret', 'photo-service-secret'], { env: fresh });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('POST ' + mock.issuer + '/token (grant_type=client_credentials, client authentication: client_secret_basic)');
+      expect(r.stderr).not.toContain('Authorization request');
+      expect(r.stderr).not.toContain('offline_access');
+      expect(JSON.parse(r.stdout).tools).toHaveLength(2);
+    } finally {
+      rmSync(fresh.HOME, { recursive: true, force: true });
+    }
+  });
+
   it('reads a resource by its URI', async () => {
     const r = await runCli(['mcp', server.mcp, 'resources/read', 'file:///readme.txt', '--headless'], { env });
     expect(r.code, r.stderr).toBe(0);
