@@ -170,6 +170,7 @@ async function crossAppAccess(options: McpAuthorizationOptions, config: import('
     idpTokenEndpoint = found.metadata.token_endpoint;
     if (idpTokenEndpoint === undefined) throw new UsageError(`${options.idpIssuer} names no token_endpoint`, 'give --idp-token-endpoint URL');
   }
+  const { readValueOrFile } = await import('./mcp-params.js');
   const idToken = await readValueOrFile(options.idToken!, '--id-token');
   const { requestWithIdJag } = await import('../client/id-jag.js');
   const secret = options.idpClientSecret;
@@ -185,15 +186,4 @@ async function crossAppAccess(options: McpAuthorizationOptions, config: import('
     },
     renderer,
   );
-}
-
-/** A value, or with a leading @ the contents of that file (trimmed). */
-export async function readValueOrFile(value: string, flag: string): Promise<string> {
-  if (!value.startsWith('@')) return value;
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return (await readFile(value.slice(1), 'utf8')).trim();
-  } catch (err) {
-    throw new UsageError(`${flag} ${value}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
 }

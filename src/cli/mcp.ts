@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { FlowError, UsageError } from '../errors.js';
+import { FlowError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { McpAnswer } from '../client/mcp/transport.js';
 import { escapeLogValue } from '../output/escape.js';
@@ -9,6 +9,7 @@ import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode } from './com
 import { addFlowOptions } from './flow-options.js';
 import { addBrowserDriverOptions, addCredentialOptions } from './headless-options.js';
 import { MAX_AUTHORIZATIONS, type McpAuthorizationOptions } from './mcp-authorize.js';
+import { methodParams } from './mcp-params.js';
 
 export interface McpOptions extends McpAuthorizationOptions {
   /** --arguments JSON|@FILE: the tool's or prompt's arguments. */
@@ -18,8 +19,6 @@ export interface McpOptions extends McpAuthorizationOptions {
   login?: boolean | undefined;
 }
 
-/** The methods that take a name (or URI) as the next argument, and the parameter it goes into. */
-const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
 const SPEC = 'MCP authorization 2025-11-25';
 
 /**
@@ -119,31 +118,6 @@ function failed(io: IO, what: string, error: { code: number; message: string }):
   // The message is the server's: escaped, on one line, and not endless.
   io.stderr.write(`oauthctl: the MCP server answered ${what} with JSON-RPC error ${error.code}: ${escapeLogValue(error.message.slice(0, 500))}\n`);
   return 1;
-}
-
-/** The method's params: the name (or URI) argument, and --arguments for a tool or prompt, else as the params themselves. */
-async function methodParams(method: string, name: string | undefined, args: string | undefined): Promise<Record<string, unknown> | undefined> {
-  if (!/^[a-zA-Z]+(\/[a-zA-Z_]+)*$/.test(method)) throw new UsageError(`${JSON.stringify(method)} is not an MCP method`, 'e.g. tools/list, tools/call NAME, resources/read URI, prompts/get NAME');
-  const key = NAMED[method];
-  if (key !== undefined && name === undefined)
-    throw new UsageError(
-      `${method} needs the ${key === 'uri' ? 'resource URI' : `${method.split('/')[0]!.slice(0, -1)} name`} as the next argument`,
-      `oauthctl mcp URL ${method} ${key.toUpperCase()}`,
-    );
-  if (key === undefined && name !== undefined) throw new UsageError(`${method} takes no name argument, got ${JSON.stringify(name)}`, 'give the parameters with --arguments JSON');
-  let parsed: Record<string, unknown> | undefined;
-  if (args !== undefined) {
-    const { readValueOrFile } = await import('./mcp-authorize.js');
-    const text = await readValueOrFile(args, '--arguments');
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new UsageError('--arguments is not JSON', `e.g. --arguments '{"text":"hi"}' or --arguments @FILE`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--arguments must be a JSON object', `e.g. --arguments '{"text":"hi"}'`);
-  }
-  if (key === undefined) return parsed;
-  return { [key]: name, ...(key === 'name' && parsed !== undefined && { arguments: parsed }) };
 }
 
 interface TokenState {
