@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { FlowError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { McpAnswer } from '../client/mcp/transport.js';
 import { escapeLogValue } from '../output/escape.js';
@@ -28,6 +28,8 @@ const SPEC = 'MCP authorization 2025-11-25';
  */
 export async function runMcp(url: string, method: string, name: string | undefined, options: McpOptions, io: IO): Promise<number> {
   const params = await methodParams(method, name, options.arguments);
+  // The session sends its token as Bearer (MCP authorization, Access Token Usage): a DPoP-bound one would be refused.
+  if (options.dpop === true || options.dpopKey !== undefined) throw new UsageError('mcp does not send DPoP proofs: --dpop and --dpop-key cannot be used with it', 'leave them out');
   const { renderer, http } = await mcpRuntime(options, io);
   try {
     const [{ McpSession }, { resourceChallenge }] = await Promise.all([import('../client/mcp/transport.js'), import('../oauth/resource-metadata.js')]);
