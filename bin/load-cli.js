@@ -24,6 +24,8 @@ const BUNDLES = Object.entries(require('./bundles.json')).map(([file, names]) =>
  * loads two bundles: nothing made by the first reaches the second).
  */
 const TOKEN_BUNDLE = join(DIST, 'oauthctl-token.cjs');
+/** `mcp`'s session with a valid cached login (src/cli/mcp-fast.ts), tried first in the same way. */
+const MCP_BUNDLE = join(DIST, 'oauthctl-mcp.cjs');
 
 /** The bundle a command line runs in: the command is the first operand (`help X` asks for X), as in src/cli/main.ts. */
 function bundleFor(argv) {
@@ -83,4 +85,4 @@ function loadPageLibraries(how = 'auto') {
 /** The page libraries' vm.Script when they were loaded from a code cache or made for one (scripts/code-cache.cjs). */
 const pageLibrariesScript = () => pageLibraries?.script;
 
-module.exports = { loadCli, bundleFor, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, TOKEN_BUNDLE, PAGES_BUNDLE };
+module.exports = { loadCli, bundleFor, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, TOKEN_BUNDLE, MCP_BUNDLE, PAGES_BUNDLE };

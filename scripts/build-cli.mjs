@@ -201,6 +201,8 @@ await bundle({
 
 // `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
 await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
+// `mcp` with a valid cached login (src/cli/mcp-fast.ts): the session without commander or the flows.
+await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'mcp-fast.ts')], outfile: join(root, 'dist', 'oauthctl-mcp.cjs') });
 
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
 import { escapeForStream, escapeTerminal } from '../output/escape.js';
-import { UsageError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
 import { addCachedLoginOptions } from './cached-login-options.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
@@ -24,6 +24,14 @@ export interface CallOptions extends CommonOptions, HttpTimeoutOption {
   protectedResource?: string;
   /** --dpop-key FILE: the key the token is bound to (RFC 9449): sent as `Authorization: DPoP` with a proof. */
   dpopKey?: string;
+  /** false with --no-login: a 401 or 403 is reported, not answered with a login. */
+  login?: boolean;
+  headless?: boolean;
+  username?: string;
+  password?: string;
+  /** false with --no-browser. */
+  browser?: boolean;
+  clientMetadataUrl?: string;
 }
 
 /**
@@ -67,8 +75,11 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
     timeoutMs: options.timeout ? options.timeout * 1000 : httpTimeoutMs(options),
     clientCertificate: bound.clientCertificate,
   });
+  // The resource's login runs where it can finish: a terminal, --headless, or --no-browser's printed URL.
+  const canLogIn =
+    explicit === undefined && options.login !== false && bound.dpop === undefined && (options.headless === true || options.browser === false || (io.stderr as { isTTY?: boolean }).isTTY === true);
   try {
-    let accessToken: string;
+    let accessToken: string | undefined;
     if (explicit !== undefined) {
       accessToken = explicit;
     } else {
@@ -77,23 +88,39 @@ export async function runCall(url: string, options: CallOptions, io: IO): Promis
         import('../client/cached-token-destination.js'),
         import('../store/config-store.js'),
       ]);
-      const cached = await accessTokenFromCache(selector, { http, env: io.env });
-      // A cached token goes only where it was obtained for, unless a profile named says so.
-      const problem = selectedProfileName(options.profile, io.env) === undefined ? cachedTokenDestinationProblem(cached.entry, url) : undefined;
-      if (problem) throw problem;
-      accessToken = cached.accessToken;
+      try {
+        const cached = await accessTokenFromCache(selector, { http, env: io.env });
+        // A cached token goes only where it was obtained for, unless a profile named says so.
+        const problem = selectedProfileName(options.profile, io.env) === undefined ? cachedTokenDestinationProblem(cached.entry, url) : undefined;
+        if (problem) throw new NoTokenForThisUrl(problem);
+        accessToken = cached.accessToken;
+      } catch (err) {
+        // No usable login for this URL: the resource's 401 says where to log in (RFC 9728 section 5.1).
+        const reason = err instanceof NoTokenForThisUrl ? err.refusal : err;
+        if (!canLogIn || !(reason instanceof FlowError || err instanceof NoTokenForThisUrl)) throw reason;
+        renderer.info(`no usable cached login (${(reason as Error).message}): calling without a token`);
+      }
     }
     const { sendWithAccessToken } = await import('../client/resource-request.js');
-    const send = (token: string) => sendWithAccessToken(http, url, { method, headers, ...(body !== undefined && { body }) }, token, bound.dpop, renderer);
+    const send = (token: string | undefined) =>
+      token === undefined
+        ? http.request(url, { method, headers, ...(body !== undefined && { body }) })
+        : sendWithAccessToken(http, url, { method, headers, ...(body !== undefined && { body }) }, token, bound.dpop, renderer);
 
     let response = await send(accessToken);
-    if (response.status === 401 && explicit === undefined) {
+    if (response.status === 401 && explicit === undefined && accessToken !== undefined) {
       // The cached token was refused before it expired (revoked, or the clock is off): refresh once and retry.
       const { refreshAfterUnauthorized } = await import('../client/cached-login.js');
       renderer.info('the API answered 401; refreshing the cached token once and trying again');
-      accessToken = (await refreshAfterUnauthorized(selector, accessToken, { http, env: io.env })).accessToken;
-      response = await send(accessToken);
+      try {
+        accessToken = (await refreshAfterUnauthorized(selector, accessToken, { http, env: io.env })).accessToken;
+        response = await send(accessToken);
+      } catch (err) {
+        if (!canLogIn || !(err instanceof FlowError)) throw err;
+        renderer.info(`no refresh (${err.message})`);
+      }
     }
+    if (canLogIn) response = await (await import('./call-authorize.js')).authorizeOnChallenge(url, response, send, options, { http, renderer, io });
 
     renderer.info(`${method} ${url} -> HTTP ${response.status}`);
     io.stdout.write(escapeForStream(io.stdout, formatBody(response.body, response.headers['content-type'] ?? '', io.stdout.isTTY === true)));
@@ -196,7 +223,13 @@ export function register(program: Command, io: IO): void {
     .option('-d, --data <BODY>', 'request body; @FILE reads a file, @- standard input')
     .option('--timeout <SECONDS>', 'give up on the request after this long (default 30; the same as --http-timeout)', parseSeconds)
     .option('--insecure', 'do not verify TLS certificates (test servers only)')
-    .option('--dpop-key <FILE>', 'the DPoP key (P-256, PEM or JWK) the token is bound to: sends Authorization: DPoP with a proof (RFC 9449)');
+    .option('--dpop-key <FILE>', 'the DPoP key (P-256, PEM or JWK) the token is bound to: sends Authorization: DPoP with a proof (RFC 9449)')
+    .option('--no-login', "on a 401 or a 403 insufficient_scope, report it instead of logging in from the resource's challenge")
+    .option('--no-browser', 'for that login: print the authorization URL instead of opening a browser')
+    .option('--headless', 'for that login: the built-in user agent (asks for --username and --password only when a login form appears)')
+    .option('--username <U>', 'account name for a --headless login')
+    .option('--password <P>', 'password for a --headless login (prefer OAUTHCTL_PASSWORD)')
+    .option('--client-metadata-url <URL>', "for that login: the client's Client ID Metadata Document, where the server supports them", parseHttpUrl('--client-metadata-url'));
   addHttpTimeoutOption(addCachedLoginOptions(cmd)).option('--client-secret <S>', 'client secret for refreshing a cached confidential login (also OAUTHCTL_CLIENT_SECRET)');
   addCommonOptions(cmd)
     .addHelpText(
@@ -210,4 +243,11 @@ Examples:
     .action(async (url: string, options: CallOptions, command: Command) => {
       setExitCode(command, await runCall(url, options, io));
     });
+}
+
+/** The cached login is for another origin: its token is not sent here (a login for this URL may follow). */
+class NoTokenForThisUrl extends Error {
+  constructor(readonly refusal: UsageError) {
+    super(refusal.message);
+  }
 }

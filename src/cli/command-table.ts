@@ -39,6 +39,7 @@ export const SUMMARIES = {
   audit: "probe an authorization server's security properties through headless logins (CI)",
   trace: 'show a flow recorded with --trace as a sequence diagram (text or HTML); --check lists what looks wrong',
   discover: 'walk the discovery chain of a protected resource or an issuer and say what is inconsistent (RFC 9728, RFC 8414)',
+  mcp: 'an MCP client over Streamable HTTP: authorize as the MCP specification says, then list or call tools',
   register: 'register a client at an authorization server (RFC 7591), or delete the kept registration (RFC 7592)',
 } as const;
 

@@ -28,6 +28,7 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   trace: () => import('./trace.js'),
   discover: () => import('./discover.js'),
   register: () => import('./register.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 export const COMMANDS = commandTable((name) => MODULES[name]());

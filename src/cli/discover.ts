@@ -35,7 +35,7 @@ export function describeChain(chain: DiscoveryChain): string {
   if (chain.resource) {
     const r = chain.resource;
     lines.push(`==> Protected resource ${v(r.resource)}`);
-    for (const f of r.fetched) lines.push(`    GET ${v(f.url)} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${v(f.note)})` : ''}`);
+    for (const f of r.fetched) lines.push(`    ${f.method ?? 'GET'} ${v(f.url)} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${v(f.note)})` : ''}`);
     if (r.probe.scope !== undefined) lines.push(`    the 401 asks for scope: ${v(r.probe.scope)}`);
     if (r.metadata) {
       const m = r.metadata;

@@ -16,7 +16,7 @@ interface Context {
 
 /** Says what the resource discovery fetched and found, as `login` narrates its steps. */
 export function narrateResourceDiscovery(found: ResourceDiscovery, renderer: Renderer): void {
-  for (const f of found.fetched) renderer.info(`GET ${f.url} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${f.note})` : ''}`);
+  for (const f of found.fetched) renderer.info(`${f.method ?? 'GET'} ${f.url} -> ${f.status === 'unreachable' ? 'unreachable' : `HTTP ${f.status}`}${f.note ? ` (${f.note})` : ''}`);
   for (const finding of found.findings) {
     if (finding.level === 'warn') renderer.warn(`${finding.text} (${finding.rule})`);
   }

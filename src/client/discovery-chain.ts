@@ -3,6 +3,7 @@ import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ProtectedResourceMetadata } from '../oauth/resource-metadata.js';
 import { discoverMetadata, type DiscoveredMetadata } from './endpoints.js';
 import type { HttpClient } from './http.js';
+import { firstAnswerOf } from './mcp/probe.js';
 import { discoverResource, type Fetched, type Finding, type ResourceDiscovery } from './protected-resource.js';
 
 /** One authorization server of the chain: where its metadata was, and what matters in it (or why it failed). */
@@ -32,7 +33,10 @@ export interface DiscoveryChain {
  * metadata, else as an issuer. Every inconsistency found is a finding naming the section it breaks.
  */
 export async function discoverChain(http: HttpClient, url: string): Promise<DiscoveryChain> {
-  const found = await discoverResource(http, url);
+  // An MCP server is asked as MCP clients ask it: a POST of initialize (src/client/mcp/probe.ts).
+  const { answer, before } = await firstAnswerOf(http, url);
+  const found = await discoverResource(http, url, answer);
+  found.fetched.unshift(...before);
   if (found.metadata === undefined && found.probe.status !== 401) {
     const asIssuer = await serverLink(http, url);
     if (asIssuer.link.metadata !== undefined)

@@ -20,6 +20,8 @@ export interface Finding {
 /** What was fetched, in order, and what it answered: the narration of `discover` and `--protected-resource`. */
 export interface Fetched {
   url: string;
+  /** GET unless said: an MCP server's first call is a POST of initialize. */
+  method?: 'POST';
   status: number | 'unreachable';
   note?: string;
 }
@@ -37,18 +39,31 @@ export interface ResourceDiscovery {
   findings: Finding[];
 }
 
+/** The resource's answer to a call without a token, when the caller made that call itself (an MCP POST). */
+export interface FirstAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** How the call was made, when not a GET. */
+  method?: 'POST';
+}
+
 /**
- * RFC 9728 from the resource: call it without a token; the metadata URL from the 401's
- * `resource_metadata`, else the well-known locations (section 3.1); the document's `resource` checked
- * against the URL (section 3.3). Never throws for what the servers say (that is in `findings`), only
- * when a server cannot be reached at all.
+ * RFC 9728 from the resource: call it without a token (a GET, unless `given` is the answer to the
+ * caller's own call); the metadata URL from the 401's `resource_metadata`, else the well-known
+ * locations (section 3.1); the document's `resource` checked against the URL (section 3.3). Never
+ * throws for what the servers say (that is in `findings`), only when a server cannot be reached at all.
  */
-export async function discoverResource(http: HttpClient, resource: string): Promise<ResourceDiscovery> {
+export async function discoverResource(http: HttpClient, resource: string, given?: FirstAnswer): Promise<ResourceDiscovery> {
   const found: ResourceDiscovery = { resource, probe: { status: 0 }, fetched: [], findings: [] };
-  const first = await http.request(resource, { headers: { accept: 'application/json' } });
+  const first = given ?? (await http.request(resource, { headers: { accept: 'application/json' } }));
   const challenge = resourceChallenge(first.headers['www-authenticate']);
   found.probe = { status: first.status, ...challenge };
-  found.fetched.push({ url: resource, status: first.status, note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined });
+  found.fetched.push({
+    url: resource,
+    ...(given?.method && { method: given.method }),
+    status: first.status,
+    note: challenge.resourceMetadata ? `WWW-Authenticate names resource_metadata ${challenge.resourceMetadata}` : undefined,
+  });
   if (first.status === 401 && challenge.resourceMetadata === undefined) {
     found.findings.push({ level: 'warn', text: 'the 401 has no resource_metadata in its WWW-Authenticate challenge', rule: 'RFC 9728 section 5.1' });
   } else if (first.status !== 401) {

@@ -2,7 +2,7 @@
 declare module 'express' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
 
-  export type Request = IncomingMessage & { auth?: { clientId: string; scopes: string[] } };
+  export type Request = IncomingMessage & { auth?: { clientId: string; scopes: string[] }; body?: unknown };
   export type Response = ServerResponse & { json(body: unknown): Response; status(code: number): Response; set(name: string, value: string): Response };
   export type NextFunction = (err?: unknown) => void;
   export type RequestHandler = (req: Request, res: Response, next: NextFunction) => void;
@@ -14,10 +14,12 @@ declare module 'express' {
   }
   interface Express extends Listener {
     use(...handlers: unknown[]): Express;
+    post(path: string, ...handlers: RequestHandler[]): Express;
   }
   interface ExpressStatic {
     (): Express;
     Router(): Router;
+    json(): RequestHandler;
   }
   const express: ExpressStatic;
   export default express;

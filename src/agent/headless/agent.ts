@@ -6,8 +6,9 @@ import { stoppedOnPage } from './page-errors.js';
 import { DEFAULT_MAX_STEPS, navigate, type NavigationResult } from './navigate.js';
 
 export interface HeadlessUserAgentOptions {
-  username: string;
-  password: string;
+  /** Without them, a login form stops the login with a line asking for --username and --password. */
+  username?: string | undefined;
+  password?: string | undefined;
   consent?: ConsentDecision;
   /** The HTTP client; by default one is made per login (with `httpOptions`) and closed after. */
   http?: HttpClient;
@@ -24,14 +25,22 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
   return async (ctx: UserAgentContext) => {
     const renderer = ctx.renderer;
     // The command has already warned about --insecure with its own client: no second warning.
-    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent', secrets: [options.password] });
+    const http =
+      options.http ??
+      createHttpClient({
+        ...options.httpOptions,
+        renderer: { ...renderer, warn: () => undefined },
+        env: ctx.io.env,
+        actor: 'user-agent',
+        secrets: options.password !== undefined ? [options.password] : [],
+      });
     try {
       ctx.renderer.step('Headless login');
       const result = await navigate(ctx.authorizationUrl, {
         http,
         redirectUri: ctx.redirectUri,
         consent: options.consent ?? 'approve',
-        credentials: { username: options.username, password: options.password },
+        credentials: options.username !== undefined && options.password !== undefined ? { username: options.username, password: options.password } : undefined,
         jar: new CookieJar(),
         maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
         signal: ctx.signal,

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `oauthctl mcp URL tools/list` with a valid cached token against an MCP server made with the MCP SDK
+// (a child process: bench/mcp-server-child.mjs), beside the MCP SDK's own client doing the same with
+// that token (bench/mcp-sdk-client.mjs), and beside the floor: `node -e 0`, and Node doing the three
+// POSTs with node:http alone (bench/mcp-floor.cjs). Medians of interleaved runs:
+// - oauthctl within 0.8x the SDK client;
+// - oauthctl within 1.6x of `node -e 0` plus the server's own time (measured by the server itself).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'oauthctl.js');
+if (!existsSync(join(root, 'dist', 'oauthctl.cjs'))) {
+  console.log('dist/ is missing: run `npm run build` first (npm run bench does)');
+  process.exit(1);
+}
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const TOKEN = 'bench-token-0123456789abcdef';
+const home = mkdtempSync(join(tmpdir(), 'oauthctl-bench-mcp-'));
+const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+
+const server = spawn(process.execPath, [join(root, 'bench', 'mcp-server-child.mjs')], { cwd: root, env: { ...env, BENCH_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  let out = '';
+  server.stdout.setEncoding('utf8').on('data', (d) => {
+    out += d;
+    const m = /^(http:\S+)\n/m.exec(out);
+    if (m) resolve(m[1]);
+  });
+  server.on('exit', (code) => reject(new Error(`the MCP server exited ${code}`)));
+});
+const serverMs = async () => (await (await fetch(new URL('/server-ms', url))).json()).ms;
+
+// The login `oauthctl mcp` finds: cached under the resource, as `oauthctl mcp` and `login --protected-resource` keep it.
+const setup = `
+const { openTokenCache, saveTokens } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'store', 'token-cache.js')).href)});
+await saveTokens(openTokenCache(process.env), { resource: process.env.URL }, { access_token: process.env.TOKEN, token_type: 'Bearer', expires_in: 3600 },
+  { issuer: 'http://127.0.0.1:9', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'bench', authMethod: 'none', resource: process.env.URL });`;
+const saved = spawnSync(process.execPath, ['--input-type=module', '-e', setup], { env: { ...env, URL: url, TOKEN }, stdio: 'inherit' });
+if (saved.status !== 0) throw new Error('could not cache the bench login');
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** One run: wall time as the caller waits for it, and the server's own time for it. */
+async function timeOnce(args, cwd) {
+  await serverMs();
+  const start = process.hrtime.bigint();
+  const r = await new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}: ${r.err}`);
+  if (args[0] !== '-e' && !r.out.includes('echo')) throw new Error(`${args.join(' ')} printed no tool list: ${r.out}`);
+  return { ms, server: await serverMs() };
+}
+
+const cases = {
+  'node -e 0': { args: ['-e', '0'] },
+  'node:http, three POSTs (floor)': { args: [join(root, 'bench', 'mcp-floor.cjs'), url, TOKEN] },
+  'MCP SDK client, tools/list': { args: [join(root, 'bench', 'mcp-sdk-client.mjs'), url, TOKEN], cwd: root },
+  'oauthctl mcp URL tools/list': { args: [bin, 'mcp', url] },
+};
+let ok;
+try {
+  for (const c of Object.values(cases)) await timeOnce(c.args, c.cwd);
+  const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (let i = 0; i < RUNS; i++) for (const [name, c] of Object.entries(cases)) samples[name].push(await timeOnce(c.args, c.cwd));
+  const wall = (name) => median(samples[name].map((s) => s.ms));
+  const own = median(samples['oauthctl mcp URL tools/list'].map((s) => s.server));
+  console.log(`oauthctl mcp with a cached token against the MCP SDK's server, median of ${RUNS} interleaved runs (node ${process.version})`);
+  for (const name of Object.keys(cases)) console.log(`  ${name.padEnd(34)} ${wall(name).toFixed(1)} ms`);
+  console.log(`  the server's own time for oauthctl's three requests: ${own.toFixed(1)} ms`);
+  const ours = wall('oauthctl mcp URL tools/list');
+  const vsSdk = ours / wall('MCP SDK client, tools/list');
+  const vsFloor = ours / (wall('node -e 0') + own);
+  ok = vsSdk <= 0.8 && vsFloor <= 1.6;
+  console.log(`  oauthctl / SDK client = ${vsSdk.toFixed(2)}x  ${vsSdk <= 0.8 ? 'within' : 'NOT within'} 0.8x`);
+  console.log(`  oauthctl / (node -e 0 + server time) = ${vsFloor.toFixed(2)}x  ${vsFloor <= 1.6 ? 'within' : 'NOT within'} 1.6x`);
+} finally {
+  server.kill();
+  rmSync(home, { recursive: true, force: true });
+}
+process.exit(ok ? 0 : 1);

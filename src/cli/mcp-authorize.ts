@@ -1,0 +1,189 @@
+import { UsageError } from '../errors.js';
+import type { HttpClient } from '../client/http.js';
+import type { FirstAnswer } from '../client/protected-resource.js';
+import type { TokenResponse } from '../oauth/token-request.js';
+import type { IO } from '../output/io.js';
+import type { Renderer } from '../output/render.js';
+import type { CommonOptions } from './command.js';
+import type { FlowOptionsInput } from './flow-options.js';
+import type { HeadlessOptionsInput } from './headless-options.js';
+
+/** The options of `oauthctl mcp` that decide how it authorizes. */
+export interface McpAuthorizationOptions extends FlowOptionsInput, HeadlessOptionsInput, CommonOptions {
+  /** --client-metadata-url: the client's Client ID Metadata Document, used where the server supports it. */
+  clientMetadataUrl?: string | undefined;
+  /** --client-credentials: the client credentials grant instead of a user's login. */
+  clientCredentials?: boolean | undefined;
+  /** Cross-app access: the identity provider's ID token (or @FILE), its token endpoint (or issuer) and client. */
+  idToken?: string | undefined;
+  idpTokenEndpoint?: string | undefined;
+  idpIssuer?: string | undefined;
+  idpClientId?: string | undefined;
+  idpClientSecret?: string | undefined;
+  /** false with --no-browser. */
+  browser?: boolean | undefined;
+  timeout?: number | undefined;
+  /** false with --no-cache. */
+  cache?: boolean | undefined;
+  tokenStore?: string | undefined;
+}
+
+/** The authorizations one command makes at most: a refusal that a new login does not cure stops there (MCP authorization 2025-11-25, Scope Challenge Handling). */
+export const MAX_AUTHORIZATIONS = 3;
+
+export interface Authorized {
+  accessToken: string;
+  /** What the token was granted (its response's scope), else what was asked. */
+  scopes: string[];
+}
+
+interface Context {
+  http: HttpClient;
+  renderer: Renderer;
+  io: IO;
+}
+
+/**
+ * One authorization for an MCP server, from its 401 or 403 (MCP authorization 2025-11-25): the
+ * authorization server found from the challenge, the client's identity, the scope, then the grant the
+ * options ask for (authorization code with PKCE S256 and the resource indicator, client credentials, or
+ * cross-app access); the tokens cached under the resource, as `login --protected-resource` caches them.
+ * `stepUp` is the scope the token had when a 403 asked for more: the new request asks for both.
+ */
+export async function authorizeMcp(url: string, answer: FirstAnswer, options: McpAuthorizationOptions, ctx: Context, stepUp?: readonly string[]): Promise<Authorized> {
+  const { http, renderer, io } = ctx;
+  if (options.pkce === false) throw new UsageError('--no-pkce cannot be used with mcp', 'MCP authorization 2025-11-25 requires PKCE with S256 (Authorization Code Protection)');
+  const [{ findAuthorizationServer }, { chooseClientIdentity, chooseScope }, { DEFAULT_REDIRECT_URI }, { resolveFlowConfig }] = await Promise.all([
+    import('../client/mcp/authorization-server.js'),
+    import('../client/mcp/client-identity.js'),
+    import('./flow-options.js'),
+    import('./flow-pipeline.js'),
+  ]);
+  const server = await findAuthorizationServer(http, url, answer, renderer, options.issuer);
+  const machine = options.clientCredentials === true || options.idToken !== undefined;
+
+  renderer.step('Scope (MCP authorization 2025-11-25, Scope Selection Strategy)');
+  let scopes: string[];
+  if (options.scope !== undefined) {
+    scopes = options.scope.flatMap((s) => s.split(/[\s+]+/)).filter(Boolean);
+    renderer.info(`scope: ${scopes.join(' ')} (--scope)`);
+  } else {
+    const chosen = chooseScope(server.challengeScope, server.scopesSupported, machine ? undefined : server.metadata?.scopes_supported);
+    scopes = stepUp === undefined ? chosen.scopes : [...new Set([...stepUp, ...chosen.scopes])];
+    const why = stepUp === undefined ? chosen.from : `the token's scope and the 403's (Scope Challenge Handling)`;
+    renderer.info(scopes.length > 0 ? `scope: ${scopes.join(' ')} (${why})` : `no scope sent (${chosen.from})`);
+  }
+
+  const redirectUri = options.redirectUri ?? DEFAULT_REDIRECT_URI;
+  if (machine && (options.clientId === undefined || options.clientId === '')) {
+    throw new UsageError(
+      `${options.clientCredentials ? '--client-credentials' : '--id-token'} needs the pre-registered client: --client-id`,
+      'give --client-id and --client-secret (or --signing-key)',
+    );
+  }
+  const identity = await chooseClientIdentity({
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    clientMetadataUrl: options.clientMetadataUrl,
+    issuer: server.issuer,
+    metadata: server.metadata,
+    registrationEndpoint: server.registrationEndpoint,
+    redirectUri,
+    http,
+    env: io.env,
+    renderer,
+  });
+  const secretMethod = identity.authMethod === 'client_secret_basic' || identity.authMethod === 'client_secret_post';
+  const authMethod = identity.how === 'pre-registered' ? options.authMethod : secretMethod && identity.clientSecret === undefined ? 'none' : identity.authMethod;
+  const raw: FlowOptionsInput = {
+    ...options,
+    protectedResource: undefined,
+    register: undefined,
+    profile: undefined,
+    authUrl: undefined,
+    issuer: server.verifiedIssuer ? server.issuer : undefined,
+    authorizationEndpoint: server.authorizationEndpoint,
+    tokenEndpoint: server.tokenEndpoint,
+    clientId: identity.clientId,
+    clientSecret: identity.clientSecret,
+    authMethod,
+    redirectUri,
+    scope: scopes.length > 0 ? [scopes.join(' ')] : undefined,
+    resource: [server.resource, ...(options.resource ?? []).filter((r) => r !== server.resource)],
+    // SEP-1046 and RFC 7523bis: a client assertion for an MCP server's authorization server names its issuer.
+    clientAssertionAudience: options.clientAssertionAudience ?? (server.verifiedIssuer && (authMethod === 'private_key_jwt' || authMethod === 'client_secret_jwt') ? 'issuer' : undefined),
+    json: true,
+  };
+  const config = await resolveFlowConfig(raw, io, { http, renderer, needs: machine ? 'token' : 'both' });
+  if (server.verifiedIssuer && server.metadata) config.metadata = server.metadata;
+  config.protectedResource = server.resource;
+  if (config.metadata?.authorization_response_iss_parameter_supported === true) renderer.info('the server sends iss in the redirect (RFC 9207): it will be checked');
+
+  let tokens: TokenResponse;
+  let grant: string | undefined;
+  if (options.idToken !== undefined) {
+    tokens = await crossAppAccess(options, config, server.issuer, ctx);
+  } else if (options.clientCredentials) {
+    const { requestClientCredentials } = await import('../client/client-credentials.js');
+    renderer.step('Token request (RFC 6749 section 4.4; MCP extension OAuth Client Credentials)');
+    renderer.info(`POST ${config.tokenEndpoint} (grant_type=client_credentials, client authentication: ${config.authMethod})`);
+    tokens = await requestClientCredentials(http, config, { scopes: config.scopes, resources: config.resources });
+    grant = 'client_credentials';
+  } else {
+    const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), mcpUserAgent(options, io)]);
+    tokens = (await runAuthorizationCodeFlow({ config, userAgent, timeoutMs: (options.timeout ?? 300) * 1000, http, renderer, io })).tokenResponse;
+  }
+  if (options.idToken !== undefined || options.clientCredentials) {
+    const { narrateTokenResponse } = await import('../output/tokens.js');
+    renderer.step('Token response');
+    narrateTokenResponse(renderer, tokens);
+  }
+  const { afterLogin } = await import('./after-login.js');
+  await afterLogin({ config, tokens, http, renderer, io, cache: options.cache, tokenStore: options.tokenStore, grant });
+  const granted = typeof tokens.scope === 'string' ? tokens.scope.split(' ').filter(Boolean) : config.scopes;
+  return { accessToken: tokens.access_token, scopes: granted };
+}
+
+/** The browser, --no-browser's printed URL, or --headless's agent, which needs an account only when a login form appears. */
+async function mcpUserAgent(options: McpAuthorizationOptions, io: IO) {
+  const { wantsHeadless, headlessUserAgentFor } = await import('./headless-options.js');
+  if (wantsHeadless(options) && options.username === undefined && !io.env.OAUTHCTL_USERNAME && options.browserDriver === undefined) {
+    const [{ createHeadlessUserAgent }, { httpTimeoutMs }] = await Promise.all([import('../agent/headless/agent.js'), import('./http-timeout.js')]);
+    return createHeadlessUserAgent({ consent: options.consent === 'deny' ? 'deny' : 'approve', httpOptions: { insecure: options.insecure, timeoutMs: httpTimeoutMs(options) } });
+  }
+  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env);
+  const { chooseUserAgent } = await import('./login.js');
+  return chooseUserAgent(options, io);
+}
+
+/** Cross-app access: the ID-JAG from the identity provider, then the JWT bearer grant at the MCP server's authorization server. */
+async function crossAppAccess(options: McpAuthorizationOptions, config: import('../client/flow-config.js').FlowConfig, audience: string, ctx: Context): Promise<TokenResponse> {
+  const { http, renderer } = ctx;
+  if (options.idpClientId === undefined) throw new UsageError('--id-token needs --idp-client-id', "the client's id at the identity provider");
+  let idpTokenEndpoint = options.idpTokenEndpoint;
+  if (idpTokenEndpoint === undefined) {
+    if (options.idpIssuer === undefined) throw new UsageError('--id-token needs --idp-token-endpoint URL or --idp-issuer URL', "where the identity provider's token exchange is");
+    const { discoverMetadata } = await import('../client/endpoints.js');
+    renderer.step('Identity provider metadata (RFC 8414, OpenID Connect Discovery)');
+    const found = await discoverMetadata(http, options.idpIssuer);
+    renderer.info(found.url);
+    idpTokenEndpoint = found.metadata.token_endpoint;
+    if (idpTokenEndpoint === undefined) throw new UsageError(`${options.idpIssuer} names no token_endpoint`, 'give --idp-token-endpoint URL');
+  }
+  const { readValueOrFile } = await import('./mcp-params.js');
+  const idToken = await readValueOrFile(options.idToken!, '--id-token');
+  const { requestWithIdJag } = await import('../client/id-jag.js');
+  const secret = options.idpClientSecret;
+  return requestWithIdJag(
+    http,
+    config,
+    {
+      idToken,
+      idp: { tokenEndpoint: idpTokenEndpoint, clientId: options.idpClientId, clientSecret: secret, authMethod: secret !== undefined ? 'client_secret_basic' : 'none' },
+      audience,
+      resource: config.protectedResource!,
+      scopes: config.scopes,
+    },
+    renderer,
+  );
+}

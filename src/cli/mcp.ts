@@ -1,0 +1,208 @@
+import { Option, type Command } from 'commander';
+import { FlowError, UsageError } from '../errors.js';
+import type { HttpClient } from '../client/http.js';
+import type { McpAnswer } from '../client/mcp/transport.js';
+import { escapeLogValue } from '../output/escape.js';
+import type { IO } from '../output/io.js';
+import type { Renderer } from '../output/render.js';
+import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode } from './command.js';
+import { addFlowOptions } from './flow-options.js';
+import { addBrowserDriverOptions, addCredentialOptions } from './headless-options.js';
+import { MAX_AUTHORIZATIONS, type McpAuthorizationOptions } from './mcp-authorize.js';
+import { methodParams } from './mcp-params.js';
+
+export interface McpOptions extends McpAuthorizationOptions {
+  /** --arguments JSON|@FILE: the tool's or prompt's arguments. */
+  arguments?: string | undefined;
+  json?: boolean;
+  /** false with --no-login: a 401 or 403 is reported, not answered with an authorization. */
+  login?: boolean | undefined;
+}
+
+const SPEC = 'MCP authorization 2025-11-25';
+
+/**
+ * An MCP client over Streamable HTTP for debugging authorization: initialize, notifications/initialized,
+ * then METHOD; a 401 or a 403 insufficient_scope on the way is answered with an authorization
+ * (src/cli/mcp-authorize.ts), each step narrated on stderr. stdout: the method's JSON-RPC result.
+ */
+export async function runMcp(url: string, method: string, name: string | undefined, options: McpOptions, io: IO): Promise<number> {
+  const params = await methodParams(method, name, options.arguments);
+  // The session sends its token as Bearer (MCP authorization, Access Token Usage): a DPoP-bound one would be refused.
+  if (options.dpop === true || options.dpopKey !== undefined) throw new UsageError('mcp does not send DPoP proofs: --dpop and --dpop-key cannot be used with it', 'leave them out');
+  const { renderer, http } = await mcpRuntime(options, io);
+  try {
+    const [{ McpSession }, { resourceChallenge }] = await Promise.all([import('../client/mcp/transport.js'), import('../oauth/resource-metadata.js')]);
+    const session = new McpSession(http, url);
+    const state = await cachedToken(url, options, http, io, renderer);
+    let authorizations = 0;
+    let refreshed = false;
+    const send = async (what: string, call: (token: string | undefined) => Promise<McpAnswer>): Promise<McpAnswer> => {
+      for (;;) {
+        const answer = await call(state.token);
+        if (answer.status !== 401 && answer.status !== 403) return answer;
+        const challenge = resourceChallenge(answer.headers['www-authenticate']);
+        if (answer.status === 403 && challenge.error !== 'insufficient_scope') return answer;
+        renderer.step(
+          answer.status === 401
+            ? `HTTP 401 to ${what}${challenge.error ? ` (${challenge.error})` : ''}: authorization needed (${SPEC}, Authorization Flow Steps)`
+            : `HTTP 403 insufficient_scope to ${what}${challenge.scope ? `: it asks for "${challenge.scope}"` : ''} (${SPEC}, Scope Challenge Handling)`,
+        );
+        if (options.login === false) return answer;
+        // RFC 6750 section 3.1: an expired or revoked token is refreshed once before a new login.
+        if (answer.status === 401 && state.token !== undefined && state.resource !== undefined && !refreshed) {
+          refreshed = true;
+          const again = await refreshCached(state.resource, state.token, options, http, io, renderer);
+          if (again !== undefined) {
+            state.token = again;
+            continue;
+          }
+        }
+        if (authorizations >= MAX_AUTHORIZATIONS) {
+          throw new FlowError(
+            `the MCP server still answers HTTP ${answer.status} to ${what} after ${MAX_AUTHORIZATIONS} authorizations: giving up`,
+            `${SPEC}, Scope Challenge Handling: a client limits its retries; see the challenges above`,
+          );
+        }
+        authorizations++;
+        const { authorizeMcp } = await import('./mcp-authorize.js');
+        const got = await authorizeMcp(url, { ...answer, method: 'POST' }, options, { http, renderer, io }, answer.status === 403 ? state.scopes : undefined);
+        Object.assign(state, { token: got.accessToken, scopes: got.scopes, resource: url });
+      }
+    };
+
+    renderer.step('MCP initialize (basic/lifecycle)');
+    renderer.info(`POST ${url}`);
+    const init = expectResult('initialize', await send('initialize', (t) => session.initialize(t)));
+    if ('error' in init) return failed(io, 'initialize', init.error);
+    renderer.ok(`protocol version ${session.negotiatedVersion}`);
+    const notified = await send('notifications/initialized', (t) => session.notify('notifications/initialized', t));
+    if (notified.status < 200 || notified.status >= 300) throw httpFailure('notifications/initialized', notified);
+    renderer.step(`MCP ${method}`);
+    const answer = expectResult(method, await send(method, (t) => session.request(method, params, t)));
+    if ('error' in answer) return failed(io, method, answer.error);
+    const { jsonText } = await import('../output/render.js');
+    const { escapeForStream } = await import('../output/escape.js');
+    io.stdout.write(`${options.json ? jsonText(answer.result) : escapeForStream(io.stdout as { isTTY?: boolean }, jsonText(answer.result))}\n`);
+    return 0;
+  } finally {
+    await http.close();
+  }
+}
+
+/**
+ * The renderer and HTTP client, as createFlowRuntime makes them, without loading the flow pipeline: a
+ * run with a cached token needs none of it (the authorization loads it when a 401 comes).
+ */
+async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
+  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([import('../output/render.js'), import('../client/http.js'), import('./http-timeout.js')]);
+  const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
+  const clientCertificate =
+    options.tlsCert !== undefined || options.tlsKey !== undefined ? await (await import('../client/keys.js')).readClientCertificate(options.tlsCert, options.tlsKey) : undefined;
+  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
+  return { renderer, http };
+}
+
+/** The JSON-RPC result of a 2xx answer, or its error; any other status is an HTTP failure. */
+function expectResult(what: string, answer: McpAnswer): { result: unknown } | { error: { code: number; message: string } } {
+  if (answer.status < 200 || answer.status >= 300 || answer.response === undefined) throw httpFailure(what, answer);
+  const r = answer.response;
+  return r.error !== undefined ? { error: r.error } : { result: r.result };
+}
+
+function httpFailure(what: string, answer: McpAnswer): FlowError {
+  const challenge = answer.headers['www-authenticate'];
+  return new FlowError(`the MCP server answered HTTP ${answer.status} to ${what}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, 'run with --verbose to see the exchange');
+}
+
+/** A JSON-RPC error answer: one line on stderr, exit 1. */
+function failed(io: IO, what: string, error: { code: number; message: string }): number {
+  // The message is the server's: escaped, on one line, and not endless.
+  io.stderr.write(`oauthctl: the MCP server answered ${what} with JSON-RPC error ${error.code}: ${escapeLogValue(error.message.slice(0, 500))}\n`);
+  return 1;
+}
+
+interface TokenState {
+  token?: string | undefined;
+  scopes?: string[] | undefined;
+  /** The resource the token is cached under. */
+  resource?: string | undefined;
+}
+
+/** The login cached for this MCP server (`mcp`, or `login --protected-resource`), renewed when expired; none is fine. */
+async function cachedToken(url: string, options: McpOptions, http: HttpClient, io: IO, renderer: Renderer): Promise<TokenState> {
+  if (options.cache === false) return {};
+  const [{ openTokenCache, listCachedTokens }, { compareResource }, { accessTokenFromCache }, { CliError }] = await Promise.all([
+    import('../store/token-cache.js'),
+    import('../oauth/resource-metadata.js'),
+    import('../client/cached-login.js'),
+    import('../errors.js'),
+  ]);
+  const all = await listCachedTokens(openTokenCache(io.env));
+  const found = all.find(({ entry }) => entry.resource === url) ?? all.find(({ entry }) => entry.resource !== undefined && compareResource(url, entry.resource) === 'prefix');
+  if (found === undefined) return {};
+  const resource = found.entry.resource!;
+  try {
+    const valid = await accessTokenFromCache({ protectedResource: resource, clientSecret: options.clientSecret }, { http, env: io.env });
+    renderer.info(`Using the login cached for ${resource}`);
+    return { token: valid.accessToken, scopes: found.entry.scope?.split(' ').filter(Boolean), resource };
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    renderer.info(`the login cached for ${resource} cannot be used (${err.message}): authorizing anew`);
+    return {};
+  }
+}
+
+/** After a 401 to a cached token: one refresh (RFC 6749 section 6), undefined when none can be had. */
+async function refreshCached(resource: string, rejected: string, options: McpOptions, http: HttpClient, io: IO, renderer: Renderer): Promise<string | undefined> {
+  const [{ refreshAfterUnauthorized }, { CliError }] = await Promise.all([import('../client/cached-login.js'), import('../errors.js')]);
+  try {
+    const again = await refreshAfterUnauthorized({ protectedResource: resource, clientSecret: options.clientSecret }, rejected, { http, env: io.env });
+    renderer.ok('refreshed the cached login');
+    return again.accessToken;
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    renderer.info(`no refresh (${err.message}): authorizing anew`);
+    return undefined;
+  }
+}
+
+export function register(program: Command, io: IO): void {
+  const cmd = program
+    .command('mcp')
+    .description('An MCP client over Streamable HTTP that authorizes as the MCP specification says: initialize, then METHOD (tools/list by default); every step on stderr.')
+    .argument('<URL>', "the MCP server's endpoint", parseHttpUrl('URL'))
+    .argument('[METHOD]', 'tools/list (default), tools/call NAME, resources/list, resources/read URI, prompts/list, prompts/get NAME', 'tools/list')
+    .argument('[NAME]', 'the tool or prompt name, or the resource URI');
+  addFlowOptions(cmd)
+    .option('--arguments <JSON|@FILE>', "the tool's or prompt's arguments, a JSON object")
+    .option('--client-metadata-url <URL>', "the client's Client ID Metadata Document, used as client_id where the server announces support", parseHttpUrl('--client-metadata-url'))
+    .option('--client-credentials', 'the client credentials grant (the MCP extension for machine clients) instead of a login')
+    .option('--id-token <T|@FILE>', 'cross-app access: the identity provider ID token to exchange for an ID-JAG')
+    .option('--idp-token-endpoint <URL>', "the identity provider's token endpoint (token exchange, RFC 8693)", parseHttpUrl('--idp-token-endpoint'))
+    .option('--idp-issuer <URL>', "the identity provider's issuer, whose metadata names its token endpoint", parseHttpUrl('--idp-issuer'))
+    .option('--idp-client-id <ID>', "the client's id at the identity provider")
+    .option('--idp-client-secret <S>', "the client's secret at the identity provider")
+    .option('--no-login', 'report a 401 or 403 instead of authorizing')
+    .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
+    .option('--timeout <SECONDS>', 'give up waiting for the redirect after this many seconds (default 300)', parseInteger('--timeout', 1, 86_400))
+    .option('--no-cache', 'neither use nor keep a cached login')
+    .addOption(new Option('--token-store <STORE>', 'where the tokens are kept: file (default), keyring or none'))
+    .option('--json', 'print the result as exactly one JSON document');
+  // --headless asks for an account only when a login form appears: no check of --username up front.
+  cmd.option('--headless', 'authorize with the built-in user agent instead of a browser (redirects, HTML forms, cookies; for CI)');
+  addCredentialOptions(cmd).addOption(new Option('--consent <ANSWER>', 'answer to the consent page with --headless (default approve)').choices(['approve', 'deny']));
+  addBrowserDriverOptions(cmd);
+  addCommonOptions(cmd)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ oauthctl mcp http://127.0.0.1:9000/mcp --headless --username alice --password wonderland
+  $ oauthctl mcp http://127.0.0.1:9000/mcp tools/call echo --arguments '{"text":"hi"}' --headless
+  $ oauthctl mcp http://127.0.0.1:9000/mcp tools/call whoami --client-credentials --client-id photo-service --client-secret photo-service-secret`,
+    )
+    .action(async (url: string, method: string, name: string | undefined, options: McpOptions, command: Command) => {
+      setExitCode(command, await runMcp(url, method, name, options, io));
+    });
+}
