@@ -26,6 +26,7 @@ export const PROBE_CATEGORIES = [
   'introspection',
   'client-authentication',
   'protected-resource',
+  'mcp',
   'tls',
   'sessions',
 ] as const;

@@ -2,7 +2,7 @@
 declare module 'express' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
 
-  export type Request = IncomingMessage & { auth?: { clientId: string; scopes: string[] } };
+  export type Request = IncomingMessage & { auth?: { clientId: string; scopes: string[] }; body?: unknown };
   export type Response = ServerResponse & { json(body: unknown): Response; status(code: number): Response; set(name: string, value: string): Response };
   export type NextFunction = (err?: unknown) => void;
   export type RequestHandler = (req: Request, res: Response, next: NextFunction) => void;
@@ -11,6 +11,8 @@ declare module 'express' {
   export interface Router extends RequestHandler {
     use(...handlers: unknown[]): Router;
     all(path: string, ...handlers: RequestHandler[]): Router;
+    get(path: string, ...handlers: ((req: Request, res: Response, next: NextFunction) => unknown)[]): Router;
+    post(path: string, ...handlers: ((req: Request, res: Response, next: NextFunction) => unknown)[]): Router;
   }
   interface Express extends Listener {
     use(...handlers: unknown[]): Express;
@@ -18,6 +20,7 @@ declare module 'express' {
   interface ExpressStatic {
     (): Express;
     Router(): Router;
+    json(): RequestHandler;
   }
   const express: ExpressStatic;
   export default express;
