@@ -64,7 +64,14 @@ export interface MockClient extends SecurityClientFields, LogoutClientFields {
   tokenExchange?: TokenExchangePolicy;
 }
 /** Grant types a client may be registered for (RFC 7591 section 2). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [...SECRET_AUTH_METHODS, ...KEY_AUTH_METHODS, 'none'];

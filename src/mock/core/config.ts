@@ -237,7 +237,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
 
   // The server's resource side (protected resources, registration, client ID metadata documents): top level only.
   const resourceSide = validateResourceSideTop(nested ? {} : input, fail, [...issuers.keys()]);
-  const mcp = validateMcpConfig(nested ? { enabled: false } : input.mcp, new Set(scopes.keys()), fail);
+  const mcp = validateMcpConfig(nested ? { enabled: false } : input.mcp, new Set(scopes.keys()), fail, [...issuers.keys()]);
   if (mcp.clients === 'cimd') resourceSide.registration.open = false;
 
   if (errors.length > 0) return { ok: false, errors };

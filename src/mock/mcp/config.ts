@@ -33,7 +33,12 @@ export interface McpConfig {
   sessions: boolean;
   /** How a request is answered: one JSON body, or an SSE stream with the response as its one event. */
   response: 'json' | 'sse';
+  /** The identity providers whose ID-JAGs the JWT bearer grant takes (RFC 7523 section 2.1; config mcp.identity_providers). */
+  identityProviders: IdentityProvider[];
 }
+
+/** A trusted identity provider: a named issuer of this server (its keys are the mock's), or an issuer URL with its keys. */
+export type IdentityProvider = { issuer: string; named: true } | { issuer: string; named: false; jwks?: { keys: Record<string, unknown>[] }; jwksUri?: string };
 
 export const MCP_TOOL_NAMES = ['whoami', 'echo'] as const;
 
@@ -47,9 +52,10 @@ export const DEFAULT_MCP_CONFIG: McpConfig = {
   authorizationServerMetadata: true,
   sessions: true,
   response: 'json',
+  identityProviders: [],
 };
 
-const KEYS = ['enabled', 'scopes', 'tool_scopes', 'resource_metadata', 'clients', 'revision', 'authorization_server_metadata', 'sessions', 'response'];
+const KEYS = ['enabled', 'scopes', 'tool_scopes', 'resource_metadata', 'clients', 'revision', 'authorization_server_metadata', 'sessions', 'response', 'identity_providers'];
 
 type Fail = (field: string, message: string) => void;
 
@@ -79,8 +85,43 @@ function scopeList(value: unknown, field: string, known: ReadonlySet<string>, fa
   return [...new Set(value as string[])];
 }
 
+const httpUrl = (value: unknown): value is string => {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === '' && url.username === '';
+  } catch {
+    return false;
+  }
+};
+
+function identityProviders(value: unknown, issuerNames: readonly string[], fail: Fail): IdentityProvider[] {
+  const shape = 'must be an array of {"issuer": a named issuer of this server} or {"issuer": URL, "jwks": {"keys": [...]} or "jwks_uri": URL}';
+  if (!Array.isArray(value)) {
+    fail('mcp.identity_providers', shape);
+    return [];
+  }
+  const out: IdentityProvider[] = [];
+  value.forEach((p, i) => {
+    const field = `mcp.identity_providers[${i}]`;
+    if (!isJsonObject(p)) return fail(field, shape);
+    for (const key of Object.keys(p)) if (!['issuer', 'jwks', 'jwks_uri'].includes(key) && !key.startsWith('//')) return fail(`${field}.${key}`, 'unknown field (known: issuer, jwks, jwks_uri)');
+    if (typeof p.issuer === 'string' && issuerNames.includes(p.issuer)) {
+      if (p.jwks !== undefined || p.jwks_uri !== undefined) return fail(field, "a named issuer signs with the mock's own keys: leave jwks and jwks_uri out");
+      return void out.push({ issuer: p.issuer, named: true });
+    }
+    if (!httpUrl(p.issuer)) return fail(`${field}.issuer`, `must be the name of a named issuer (${issuerNames.join(', ') || 'none configured'}) or an issuer URL`);
+    if ((p.jwks === undefined) === (p.jwks_uri === undefined)) return fail(field, "give the identity provider's keys: jwks or jwks_uri (one of them)");
+    if (p.jwks !== undefined && (!isJsonObject(p.jwks) || !Array.isArray(p.jwks.keys) || !p.jwks.keys.every(isJsonObject)))
+      return fail(`${field}.jwks`, 'must be a JWK Set: {"keys": [...]} (RFC 7517 section 5)');
+    if (p.jwks_uri !== undefined && !httpUrl(p.jwks_uri)) return fail(`${field}.jwks_uri`, 'must be an http(s) URL');
+    out.push({ issuer: p.issuer, named: false, ...(p.jwks ? { jwks: p.jwks as { keys: Record<string, unknown>[] } } : {}), ...(typeof p.jwks_uri === 'string' ? { jwksUri: p.jwks_uri } : {}) });
+  });
+  return out;
+}
+
 /** The `mcp` object of the configuration, checked at start: each error names its field (`mcp.tool_scopes.echo`). */
-export function validateMcpConfig(input: unknown, scopes: ReadonlySet<string>, fail: Fail): McpConfig {
+export function validateMcpConfig(input: unknown, scopes: ReadonlySet<string>, fail: Fail, issuerNames: readonly string[] = []): McpConfig {
   if (input === undefined) return { ...DEFAULT_MCP_CONFIG, scopes: DEFAULT_MCP_CONFIG.scopes.filter((s) => scopes.has(s)) };
   if (!isJsonObject(input)) {
     fail('mcp', 'must be an object: {"scopes", "tool_scopes", "resource_metadata", "clients", "revision", "sessions", ...}');
@@ -113,5 +154,6 @@ export function validateMcpConfig(input: unknown, scopes: ReadonlySet<string>, f
     authorizationServerMetadata,
     sessions: flag(input, 'sessions', true, fail),
     response: oneOf(input, 'response', ['json', 'sse'] as const, DEFAULT_MCP_CONFIG.response, fail),
+    identityProviders: input.identity_providers === undefined ? [] : identityProviders(input.identity_providers, issuerNames, fail),
   };
 }
