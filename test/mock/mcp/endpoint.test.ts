@@ -202,6 +202,22 @@ describe('the MCP endpoint: configuration', () => {
     expect(m2.registration_endpoint).toBe(`${registration.server.issuer}/register`);
   });
 
+  it('machine clients: the client credentials grant issues a token for the resource asked (RFC 8707); an unknown one is invalid_target', async () => {
+    const { server, url } = await mockWithMcp({ sessions: false });
+    const grant = (resource: string) =>
+      fetch(`${server.issuer}/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('photo-service:photo-service-secret').toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'photo', resource }),
+      });
+    const ok = (await (await grant(url)).json()) as { access_token: string };
+    const who = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { authorization: `Bearer ${ok.access_token}` });
+    expect(((await who.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({ sub: 'photo-service', client_id: 'photo-service', scope: 'photo' });
+    const refused = await grant('https://elsewhere.example/mcp');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_target');
+  });
+
   it('disabled: no endpoint', async () => {
     const { url } = await mockWithMcp({ enabled: false });
     expect((await post(url, INIT)).status).toBe(404);

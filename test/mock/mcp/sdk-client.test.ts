@@ -2,6 +2,7 @@
 // authorizes at the mock and calls the mock MCP server's tools, over HTTP on loopback.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
@@ -115,6 +116,20 @@ describe("the MCP SDK's client at the mock's MCP server", () => {
       const who = await withAuthorization(transport, provider, () => client.callTool({ name: 'whoami', arguments: {} }));
       expect(provider.authorizationUrl!.searchParams.get('scope')).toBe('photo profile');
       expect(who.structuredContent).toMatchObject({ sub: 'alice', scope: 'photo profile' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a machine client (the SDK's ClientCredentialsProvider, client_secret_basic) gets a token for the MCP server and calls whoami", async () => {
+    const server = await startMock({ mcp: { sessions: false } });
+    const url = `${server.baseUrl}/mcp`;
+    const provider = new ClientCredentialsProvider({ clientId: 'photo-service', clientSecret: 'photo-service-secret', scope: 'photo' });
+    const client = new Client({ name: 'sdk-machine', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }));
+    try {
+      expect(decodeJwt(provider.tokens()!.access_token)).toMatchObject({ aud: url, client_id: 'photo-service' });
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ sub: 'photo-service', client_id: 'photo-service', scope: 'photo' });
     } finally {
       await client.close();
     }
