@@ -140,6 +140,13 @@ describe('audit --protected-resource on an MCP server', () => {
     }
   });
 
+  it('without --protected-resource the MCP probes are not run', async () => {
+    const io = memoryIO();
+    await run(['audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--username', 'alice', '--password', 'wonderland', '--only', 'state,mcp', '--json'], io);
+    const report = JSON.parse(io.out()) as AuditReport;
+    expect(report.probes.map((p) => p.id)).toEqual(['state']);
+  });
+
   it("the mock's own MCP endpoint passes every probe", async () => {
     const { code, report, stderr } = await audit(`${mock.baseUrl}/mcp`);
     expect(statuses(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual(Object.fromEntries(PROBES.map((id) => [id, 'pass'])));
