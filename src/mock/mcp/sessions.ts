@@ -10,6 +10,8 @@ export interface McpSession {
 
 /** Sessions kept at once; past it, the oldest ends. */
 const MAX_SESSIONS = 1000;
+/** Sessions one owner keeps at once; past it, that owner's oldest ends (a flood by one caller ends no one else's). */
+export const MAX_SESSIONS_PER_OWNER = 20;
 
 const perIssuer = new WeakMap<object, Map<string, McpSession>>();
 function sessionsOf(state: MockState): Map<string, McpSession> {
@@ -23,7 +25,9 @@ export const ownerOf = (claims: { sub: string; client_id: string }): string => J
 /** A new session: its id is visible ASCII and unguessable (128 random bits), as the transport asks. */
 export function startSession(state: MockState, session: McpSession): string {
   const sessions = sessionsOf(state);
-  if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+  const own = [...sessions].filter(([, s]) => s.owner === session.owner);
+  if (own.length >= MAX_SESSIONS_PER_OWNER) sessions.delete(own[0]![0]);
+  else if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
   const id = randomBytes(16).toString('base64url');
   sessions.set(id, session);
   return id;

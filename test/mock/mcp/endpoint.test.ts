@@ -104,6 +104,18 @@ describe('the MCP endpoint: Streamable HTTP', () => {
     expect((await post(url, { jsonrpc: '2.0', id: 4, method: 'ping' }, { ...auth, 'mcp-session-id': session })).status).toBe(404);
   });
 
+  it("a flood of initialize by one caller ends only that caller's oldest sessions, never another's", async () => {
+    const { server, url, token } = await mockWithMcp();
+    const bob = (await server.issueToken({ sub: 'bob', client_id: 'photo-cli', scope: 'photo', claims: { aud: url } })).access_token;
+    const bobSession = await initialize(url, bob);
+    const alice = await token();
+    const first = await initialize(url, alice);
+    for (let i = 0; i < 25; i++) await initialize(url, alice);
+    const ping = (t: string, session: string) => post(url, { jsonrpc: '2.0', id: 9, method: 'ping' }, { authorization: `Bearer ${t}`, 'mcp-session-id': session });
+    expect((await ping(bob, bobSession)).status).toBe(200);
+    expect((await ping(alice, first)).status).toBe(404);
+  });
+
   it('stateless, SSE answers: no session id, the response as one SSE event; GET is 405; DELETE is 405', async () => {
     const { url, token } = await mockWithMcp({ sessions: false, response: 'sse' });
     const t = await token();
