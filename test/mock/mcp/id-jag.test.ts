@@ -33,7 +33,7 @@ async function parties(asConfig: Record<string, unknown> = {}): Promise<{ idp: M
 }
 
 /** alice signs in at the IdP (the code flow, openid): the ID token issued to the agent. */
-async function idToken(idp: MockServer): Promise<string> {
+async function idToken(idp: { issuer: string }): Promise<string> {
   const pkce = createPkcePair();
   const url = new URL(`${idp.issuer}/authorize`);
   for (const [k, v] of Object.entries({
@@ -61,7 +61,7 @@ async function form(url: string, fields: Record<string, string>, client = AGENT)
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
-const exchange = (idp: MockServer, subject: string, fields: Record<string, string>) =>
+const exchange = (idp: { issuer: string }, subject: string, fields: Record<string, string>) =>
   form(`${idp.issuer}/token`, {
     grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
     requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
@@ -70,7 +70,7 @@ const exchange = (idp: MockServer, subject: string, fields: Record<string, strin
     ...fields,
   });
 
-const bearerGrant = (as: MockServer, assertion: string, client = AGENT) => form(`${as.issuer}/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }, client);
+const bearerGrant = (as: { issuer: string }, assertion: string, client = AGENT) => form(`${as.issuer}/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }, client);
 
 describe('cross-app access: ID-JAG by token exchange, then the JWT bearer grant', () => {
   it('the IdP issues an ID-JAG; the MCP server`s authorization server takes it once; the token calls whoami', async () => {
@@ -131,6 +131,40 @@ describe('cross-app access: ID-JAG by token exchange, then the JWT bearer grant'
       token_exchange: { audiences: ['https://as.other.example'] },
     });
     expect((await exchange(idp, subject, { audience: 'https://as.other.example' })).body.error).toBe('invalid_target');
+  });
+
+  it('a named issuer of the same mock as the identity provider (its own keys)', async () => {
+    // A fixed issuer URL (the mock is reached on its port) lets the configuration name the audience.
+    const issuer = 'http://as.example';
+    const server = await startMock(
+      {
+        clients: [{ client_id: AGENT.id, client_secret: AGENT.secret, grant_types: ['urn:ietf:params:oauth:grant-type:jwt-bearer'] }],
+        issuers: {
+          idp: {
+            clients: [
+              {
+                client_id: AGENT.id,
+                client_secret: AGENT.secret,
+                redirect_uris: [REDIRECT],
+                grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+                token_exchange: { audiences: [issuer] },
+              },
+            ],
+          },
+        },
+        mcp: { identity_providers: [{ issuer: 'idp' }] },
+      },
+      { autoLogin: 'alice', issuerUrl: issuer },
+    );
+    const local = `http://127.0.0.1:${server.port}`;
+    const idp = { issuer: `${local}/idp` };
+    const subject = await idToken(idp);
+    expect(decodeJwt(subject).iss).toBe(`${issuer}/idp`);
+    const jag = await exchange(idp, subject, { audience: issuer, resource: `${issuer}/api/mcp`, scope: 'photo' });
+    expect(jag.status, JSON.stringify(jag.body)).toBe(200);
+    const token = await bearerGrant({ issuer: local }, String(jag.body.access_token));
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(decodeJwt(String(token.body.access_token))).toMatchObject({ iss: issuer, sub: 'alice', aud: `${issuer}/api/mcp` });
   });
 
   it('an identity provider given by its keys inline; one not trusted is refused', async () => {
