@@ -137,7 +137,7 @@ export async function handleMcpDelete(ex: Exchange): Promise<void> {
     return sendJson(ex.res, 405, failure(null, INVALID_REQUEST, 'this MCP server is stateless: there is no session to end'), { Allow: 'POST' });
   }
   const claims = await mcpBearer(ex);
-  if (!claims) return;
+  if (!claims || requestVersion(ex) === undefined) return;
   const id = ex.req.headers[SESSION_HEADER];
   if (typeof id !== 'string') return transportError(ex, 400, 'Mcp-Session-Id is required');
   if (!findSession(ex.state, id, ownerOf(claims))) return transportError(ex, 404, 'no such session');

@@ -100,6 +100,7 @@ describe('the MCP endpoint: Streamable HTTP', () => {
     // Another user's token with this session id: as unknown as an ended session.
     const bob = (await server.issueToken({ sub: 'bob', client_id: 'photo-cli', scope: 'photo', claims: { aud: url } })).access_token;
     expect((await post(url, { jsonrpc: '2.0', id: 3, method: 'ping' }, { authorization: `Bearer ${bob}`, 'mcp-session-id': session })).status).toBe(404);
+    expect((await fetch(url, { method: 'DELETE', headers: { ...auth, 'mcp-session-id': session, 'mcp-protocol-version': '1.0' } })).status).toBe(400);
     expect((await fetch(url, { method: 'DELETE', headers: { ...auth, 'mcp-session-id': session } })).status).toBe(204);
     expect((await post(url, { jsonrpc: '2.0', id: 4, method: 'ping' }, { ...auth, 'mcp-session-id': session })).status).toBe(404);
   });
