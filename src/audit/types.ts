@@ -27,6 +27,7 @@ export const PROBE_CATEGORIES = [
   'introspection',
   'client-authentication',
   'protected-resource',
+  'mcp',
   'tls',
   'sessions',
 ] as const;

@@ -49,8 +49,8 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   ]);
   const apiUrl = checkApiUrl(options.apiUrl);
   const selected = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
-  // The resource server's probes run only when the audit starts from one (--protected-resource URL).
-  const probes = options.protectedResource !== undefined ? selected : selected.filter((p) => p.category !== 'protected-resource');
+  // The resource server's probes (an MCP server's too) run only when the audit starts from one (--protected-resource URL).
+  const probes = options.protectedResource !== undefined ? selected : selected.filter((p) => p.category !== 'protected-resource' && p.category !== 'mcp');
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });

@@ -8,6 +8,8 @@ export interface DemoOptions extends CommonOptions {
   headless?: boolean;
   timeout?: number;
   json?: boolean;
+  /** The MCP demo (demo-mcp.ts). */
+  mcp?: boolean;
 }
 
 export const DEMO_USER = { username: 'alice', password: 'wonderland' } as const;
@@ -21,6 +23,7 @@ const DEMO_SCOPE = 'openid photo offline_access';
 export async function runDemo(options: DemoOptions, io: IO): Promise<number> {
   const [{ createMockServer }, { runLogin }, { createRenderer }] = await Promise.all([import('../mock/index.js'), import('./login.js'), import('../output/render.js')]);
   const renderer = createRenderer(io, options);
+  if (options.mcp === true) return (await import('./demo-mcp.js')).runMcpDemo(options, io, renderer, DEMO_USER);
   const mock = await createMockServer();
   try {
     const headless = options.headless === true || (options.browser !== false && !canOpenBrowser(io.env));
@@ -72,7 +75,8 @@ export function register(program: Command, io: IO): void {
     .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
     .option('--headless', 'log in as alice with the built-in user agent instead of a browser (chosen by itself when no browser can be shown)')
     .option('--timeout <SECONDS>', 'give up waiting for the redirect after this many seconds (default 300)', parseInteger('--timeout', 1, 86_400))
-    .option('--json', 'print the token response as JSON on stdout (the API response goes to stderr)');
+    .option('--json', 'print the token response as JSON on stdout (the API response goes to stderr)')
+    .option('--mcp', "the mock's MCP server instead: an MCP client's whole authorization (POST initialize, 401, metadata, registration, login, token), then tools/call whoami");
   addCommonOptions(cmd)
     .addHelpText(
       'after',
@@ -80,7 +84,8 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl demo
   $ oauthctl demo --no-browser
-  $ oauthctl demo --headless --verbose`,
+  $ oauthctl demo --headless --verbose
+  $ oauthctl demo --mcp`,
     )
     .action(async (options: DemoOptions, command: Command) => {
       setExitCode(command, await runDemo(options, io));

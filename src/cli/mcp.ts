@@ -198,9 +198,9 @@ export function register(program: Command, io: IO): void {
       'after',
       `
 Examples:
-  $ oauthctl mcp http://127.0.0.1:9000/mcp --headless --username alice --password wonderland
-  $ oauthctl mcp http://127.0.0.1:9000/mcp tools/call echo --arguments '{"text":"hi"}' --headless
-  $ oauthctl mcp http://127.0.0.1:9000/mcp tools/call whoami --client-credentials --client-id photo-service --client-secret photo-service-secret`,
+  $ oauthctl mcp http://127.0.0.1:9000/api/mcp --headless --username alice --password wonderland
+  $ oauthctl mcp http://127.0.0.1:9000/api/mcp tools/call echo --arguments '{"text":"hi"}' --headless
+  $ oauthctl mcp http://127.0.0.1:9000/api/mcp tools/call whoami --client-credentials --client-id photo-service --client-secret photo-service-secret`,
     )
     .action(async (url: string, method: string, name: string | undefined, options: McpOptions, command: Command) => {
       setExitCode(command, await runMcp(url, method, name, options, io));

@@ -161,6 +161,7 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
     `  metadata           ${server.issuer}/.well-known/openid-configuration`,
     `  base_url (API)     ${server.baseUrl}   GET /photos (scope photo), GET /me`,
   ];
+  if (server.config.mcp.enabled) lines.push(`  MCP server         ${server.baseUrl}/mcp   Streamable HTTP, tools whoami and echo`);
   for (const user of server.config.users.values()) lines.push(`  user               ${user.username} / ${secret(user.password)}`);
   for (const client of server.config.clients.values()) {
     lines.push(clientLine(client, secret));

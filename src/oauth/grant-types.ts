@@ -7,6 +7,11 @@ export const CLIENT_CREDENTIALS_GRANT = 'client_credentials';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8693 section 2.1. */
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 7523 section 2.1: a JWT as the authorization grant. */
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** Identity Assertion JWT Authorization Grant (draft-ietf-oauth-identity-assertion-authz-grant): the ID-JAG's token type and JWT typ. */
+export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
+export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 
 /** RFC 8693 section 3: token type identifiers. */
 export const TOKEN_TYPES = {

@@ -11,6 +11,8 @@ declare module 'express' {
   export interface Router extends RequestHandler {
     use(...handlers: unknown[]): Router;
     all(path: string, ...handlers: RequestHandler[]): Router;
+    get(path: string, ...handlers: ((req: Request, res: Response, next: NextFunction) => unknown)[]): Router;
+    post(path: string, ...handlers: ((req: Request, res: Response, next: NextFunction) => unknown)[]): Router;
   }
   interface Express extends Listener {
     use(...handlers: unknown[]): Express;

@@ -184,6 +184,7 @@ describe('discovery and JWKS', () => {
           'urn:ietf:params:oauth:grant-type:token-exchange',
           'urn:ietf:params:oauth:grant-type:device_code',
           'urn:openid:params:grant-type:ciba',
+          'urn:ietf:params:oauth:grant-type:jwt-bearer',
         ],
         device_authorization_endpoint: `${server.issuer}/device_authorization`,
         code_challenge_methods_supported: ['S256'],

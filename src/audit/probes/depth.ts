@@ -14,6 +14,7 @@ import { INTROSPECTION_PROBES } from './introspection/index.js';
 import { TLS_PROBES } from './tls/index.js';
 import { METADATA_PROBES } from './metadata/index.js';
 import { TOKEN_PROBES } from './tokens/index.js';
+import { MCP_PROBES } from './mcp/index.js';
 
 /**
  * The third round's probes (issue 24, depth), by category; each declares its category, threat and
@@ -35,4 +36,5 @@ export const DEPTH_PROBES: readonly AuditProbe[] = [
   ...INTROSPECTION_PROBES,
   ...CONCURRENCY_PROBES,
   ...TLS_PROBES,
+  ...MCP_PROBES,
 ];

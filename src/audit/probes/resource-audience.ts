@@ -1,4 +1,4 @@
-import { audienceOf, present, resourceUrl, tokenFor, workingToken } from '../protected-resource.js';
+import { audienceOf, notTested, present, resourceUrl, tokenDecision, tokenFor, workingToken } from '../protected-resource.js';
 import { fail, pass, skip, warn, type Probe } from '../types.js';
 
 /**
@@ -20,7 +20,9 @@ export const resourceAudienceProbe: Probe = {
     const aud = audienceOf(other);
     if (aud?.includes(url)) return skip(`the server's tokens asked for without a resource are for ${url} too (aud ${aud.join(' ')}): no token for another resource to present`);
     const res = await present(ctx, other);
-    if (res.status === 401 || res.status === 403) return pass(`a token ${aud ? `for ${aud.join(' ')}` : 'asked for without a resource'}: HTTP ${res.status}`);
+    const decision = tokenDecision(res);
+    if (decision === undefined) return skip(notTested(res));
+    if (decision === 'refused') return pass(`a token ${aud ? `for ${aud.join(' ')}` : 'asked for without a resource'}: HTTP ${res.status}`);
     if (aud === undefined) return warn(`an opaque token asked for without a resource was accepted (HTTP ${res.status}): the server may default its audience to this resource`);
     return fail(`a token for ${aud.join(' ')} was accepted (HTTP ${res.status}): the resource does not check the audience, so any token of the server is good here (token passthrough)`);
   },

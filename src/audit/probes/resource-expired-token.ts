@@ -1,5 +1,5 @@
 import { decodeJwtUnverified } from '../../oauth/jwt.js';
-import { present, resourceUrl, workingToken } from '../protected-resource.js';
+import { notTested, present, resourceUrl, tokenDecision, workingToken } from '../protected-resource.js';
 import { pass, skip, warn, type Probe } from '../types.js';
 
 /** The audit waits at most this long for a token to expire; a server with short-lived tokens for tests lets the probe run. */
@@ -31,7 +31,9 @@ export const resourceExpiredTokenProbe: Probe = {
     }
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     const res = await present(ctx, token);
-    if (res.status < 400) return warn(`${resourceUrl(ctx)} still answered HTTP ${res.status} to a token ${PAST_EXP_SECONDS} s past its exp (a clock leeway, or no expiry check)`);
+    const decision = tokenDecision(res);
+    if (decision === undefined) return skip(notTested(res));
+    if (decision === 'accepted') return warn(`${resourceUrl(ctx)} still answered HTTP ${res.status} to a token ${PAST_EXP_SECONDS} s past its exp (a clock leeway, or no expiry check)`);
     return pass(`${PAST_EXP_SECONDS} s past its exp: HTTP ${res.status}`);
   },
 };

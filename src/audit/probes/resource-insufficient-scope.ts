@@ -1,5 +1,5 @@
 import { parseWwwAuthenticate } from '../../oauth/www-authenticate.js';
-import { present, requiredScopes, tokenFor, workingToken } from '../protected-resource.js';
+import { notTested, present, requiredScopes, tokenDecision, tokenFor, workingToken } from '../protected-resource.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 
 /** RFC 6750 section 3.1: a token without the scope the resource needs gets 403 insufficient_scope, naming the scope. */
@@ -20,7 +20,9 @@ export const resourceInsufficientScopeProbe: Probe = {
     if (narrow === undefined) return skip(`the server names no scope besides ${needed.join(' ')} to ask for instead`);
     const token = await tokenFor(ctx, { scopes: [narrow] });
     const res = await present(ctx, token);
-    if (res.status < 400) return fail(`a token with scope "${narrow}" only was accepted (HTTP ${res.status}); the resource needs ${needed.join(' ')}`);
+    const decision = tokenDecision(res);
+    if (decision === undefined) return skip(notTested(res));
+    if (decision === 'accepted') return fail(`a token with scope "${narrow}" only was accepted (HTTP ${res.status}); the resource needs ${needed.join(' ')}`);
     const challenge = parseWwwAuthenticate(res.headers['www-authenticate'] ?? '').find((c) => /^(bearer|dpop)$/i.test(c.scheme))?.params ?? {};
     if (res.status !== 403 || challenge.error !== 'insufficient_scope') return fail(`HTTP ${res.status}${challenge.error ? ` error=${challenge.error}` : ''}, not 403 insufficient_scope`);
     if (challenge.scope === undefined || !needed.some((s) => challenge.scope!.split(' ').includes(s)))

@@ -1,5 +1,5 @@
-import { present, workingToken } from '../protected-resource.js';
-import { fail, pass, type Probe } from '../types.js';
+import { notTested, present, tokenDecision, workingToken } from '../protected-resource.js';
+import { fail, pass, skip, type Probe } from '../types.js';
 
 /** RFC 6750 section 2.3 and 5.3: a token in the query string ends up in logs and Referer headers; the resource refuses it. */
 export const resourceQueryTokenProbe: Probe = {
@@ -13,7 +13,9 @@ export const resourceQueryTokenProbe: Probe = {
   async run(ctx) {
     const token = await workingToken(ctx);
     const res = await present(ctx, token, 'query');
-    if (res.status < 400) return fail(`?access_token=... was accepted (HTTP ${res.status})`);
+    const decision = tokenDecision(res);
+    if (decision === undefined) return skip(notTested(res));
+    if (decision === 'accepted') return fail(`?access_token=... was accepted (HTTP ${res.status})`);
     return pass(`?access_token=...: HTTP ${res.status}`);
   },
 };

@@ -1,5 +1,5 @@
 import { revokeToken } from '../../client/token-info.js';
-import { present, resourceUrl, workingToken } from '../protected-resource.js';
+import { notTested, present, resourceUrl, tokenDecision, workingToken } from '../protected-resource.js';
 import { fail, pass, skip, type Probe } from '../types.js';
 
 /** RFC 7009 section 2 and RFC 9700 section 4.10: a revoked access token stops working at the resource. */
@@ -17,7 +17,9 @@ export const resourceRevokedTokenProbe: Probe = {
     const token = await workingToken(ctx);
     await revokeToken(ctx.http, ctx.client, endpoint, token, 'access_token');
     const res = await present(ctx, token);
-    if (res.status < 400) return fail(`${resourceUrl(ctx)} still answered HTTP ${res.status} to a token revoked at ${endpoint}`);
+    const decision = tokenDecision(res);
+    if (decision === undefined) return skip(notTested(res));
+    if (decision === 'accepted') return fail(`${resourceUrl(ctx)} still answered HTTP ${res.status} to a token revoked at ${endpoint}`);
     return pass(`after revocation: HTTP ${res.status}`);
   },
 };

@@ -131,7 +131,7 @@ export async function resolveDocumentClient(state: MockState, url: string): Prom
 
 /** Whether this client_id is to be resolved from its document: a document URL, and not a configured client. */
 function namesDocument(state: MockState, clientId: string | null | undefined): clientId is string {
-  if (clientId === null || clientId === undefined) return false;
+  if (clientId === null || clientId === undefined || state.config.mcp.clients === 'registration') return false;
   const configured = state.config.clients.has(clientId) && !documentsOf(state).cache.has(clientId);
   return !configured && isMetadataDocumentUrl(clientId, state.config.clientIdMetadataDocuments.allowHttpLoopback);
 }

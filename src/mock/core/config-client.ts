@@ -77,6 +77,7 @@ export const GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:token-exchange',
   'urn:ietf:params:oauth:grant-type:device_code',
   CIBA_GRANT,
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];

@@ -8,6 +8,7 @@ import { validateDeviceSettings } from './config-grants.js';
 import { SECURITY_TOP_KEYS, validateSecurityTop, type SecurityConfig } from './config-security.js';
 import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } from './config-resource.js';
 import { LOGOUT_TOP_KEYS, validateLogoutTop } from './config-logout.js';
+import { validateMcpConfig, type McpConfig } from '../mcp/config.js';
 
 // The clients' part lives in config-client.ts; what other modules import from here stays here.
 export { GRANT_TYPES, validateClient, type GrantType, type MockClient, type MockClientInput, type TokenEndpointAuthMethod } from './config-client.js';
@@ -53,6 +54,8 @@ export interface MockConfigInput {
   client_id_metadata_documents?: { allow_http_loopback?: boolean };
   /** Consent outlives the session it was given in (default false: logout forgets it). */
   keep_consent_after_logout?: boolean;
+  /** The MCP endpoint `{base_url}/mcp` (src/mock/mcp/config.ts): top level only. */
+  mcp?: Record<string, unknown>;
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
@@ -91,6 +94,8 @@ export interface MockConfig extends SecurityConfig, ResourceSideConfig {
   keepConsentAfterLogout: boolean;
   /** Named issuers at `{root}/{name}` (config `issuers`), in the order given. */
   issuers: ReadonlyMap<string, MockConfig>;
+  /** The MCP endpoint's behaviour (config mcp). */
+  mcp: McpConfig;
 }
 
 /** An issuer name: one path segment. */
@@ -161,7 +166,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isJsonObject(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
-  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers'];
+  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers', 'mcp'];
   unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...topKeys], '', fail);
   const security = validateSecurityTop(input, fail);
   const logout = validateLogoutTop(input, fail);
@@ -234,9 +239,11 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
 
   // The server's resource side (protected resources, registration, client ID metadata documents): top level only.
   const resourceSide = validateResourceSideTop(nested ? {} : input, fail, [...issuers.keys()]);
+  const mcp = validateMcpConfig(nested ? { enabled: false } : input.mcp, new Set(scopes.keys()), fail, [...issuers.keys()]);
+  if (mcp.clients === 'cimd') resourceSide.registration.open = false;
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

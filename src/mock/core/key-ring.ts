@@ -58,6 +58,11 @@ export class KeyRing implements SigningKeys {
     return this.current.signLogoutToken(claims);
   }
 
+  signIdJag(claims: JWTPayload): Promise<string> {
+    this.noteExp(claims);
+    return this.current.signIdJag(claims);
+  }
+
   /** Verifies with the key the token's `kid` names, current or retired and still published. */
   verifyAccessToken(token: string, issuer: string, audience: string | string[], now: number): Promise<JWTPayload> {
     let kid: unknown;

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPair, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { ID_JAG_TYP } from '../../oauth/grant-types.js';
 import type { SigningAlg } from './config.js';
 import { base64urlJson } from './jwt.js';
 import { createJwsSigner } from './signer.js';
@@ -28,6 +29,8 @@ export interface SigningKeys {
   signIdToken(claims: JWTPayload): Promise<string>;
   /** Back-Channel Logout 1.0 section 2.4: a logout token, `typ: logout+jwt`. */
   signLogoutToken(claims: JWTPayload): Promise<string>;
+  /** An Identity Assertion JWT Authorization Grant, `typ: oauth-id-jag+jwt`. */
+  signIdJag(claims: JWTPayload): Promise<string>;
   /** Checks signature, typ at+jwt, issuer and audience; resolves to the claims or rejects. */
   verifyAccessToken(token: string, issuer: string, audience: string | string[], now: number): Promise<JWTPayload>;
   /** Stops the signing thread. */
@@ -49,7 +52,7 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
   const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
   const publicJwk: JWK = { ...jwk, kid, alg, use: 'sig' };
   const signer = createJwsSigner(alg, privateKey);
-  const encodedHeaders = new Map(['at+jwt', 'JWT', 'logout+jwt'].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
+  const encodedHeaders = new Map(['at+jwt', 'JWT', 'logout+jwt', ID_JAG_TYP].map((typ) => [typ, base64urlJson({ alg, typ, kid })]));
   // RFC 7515 section 7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
   const signJwt = (claims: JWTPayload, typ: string) => signer.sign(`${encodedHeaders.get(typ)}.${base64urlJson(claims)}`);
   return {
@@ -59,6 +62,7 @@ export async function createSigningKeys(alg: SigningAlg): Promise<SigningKeys> {
     signAccessToken: (claims) => signJwt(claims, 'at+jwt'),
     signIdToken: (claims) => signJwt(claims, 'JWT'),
     signLogoutToken: (claims) => signJwt(claims, 'logout+jwt'),
+    signIdJag: (claims) => signJwt(claims, ID_JAG_TYP),
     close: () => signer.close(),
     async verifyAccessToken(token, issuer, audience, now) {
       const { payload } = await jwtVerify(token, publicKey, {

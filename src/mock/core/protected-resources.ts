@@ -29,6 +29,24 @@ export function apiTarget(state: MockState): ResourceTarget {
   return { resource: state.baseUrl, state, scopes: ['photo'], name: 'oauthctl mock photo API' };
 }
 
+/** The MCP endpoint `{base_url}/mcp` (config mcp, src/mock/mcp/): its scopes_supported are those of every tool. */
+export function mcpTarget(state: MockState): ResourceTarget {
+  const { scopes, tools } = state.config.mcp;
+  return { resource: `${state.baseUrl}/mcp`, state, scopes: [...new Set([...scopes, ...Object.values(tools).flat()])], name: 'oauthctl mock MCP server' };
+}
+
+/** The custom path of the MCP endpoint's metadata when only the 401's resource_metadata names it (config mcp.resource_metadata "header"). */
+export const MCP_HEADER_METADATA_PATH = '/api/mcp/resource-metadata.json';
+
+/** Where the MCP endpoint's metadata is (RFC 9728 section 3.1, or where section 5.1's header says); none in the 2025-03-26 revision. */
+export function mcpMetadataUrl(state: MockState): string | undefined {
+  const { enabled, revision, resourceMetadata } = state.config.mcp;
+  if (!enabled || revision === '2025-03-26') return undefined;
+  if (resourceMetadata === 'root') return `${new URL(state.issuer).origin}${RESOURCE_METADATA_WELL_KNOWN}`;
+  if (resourceMetadata === 'header') return `${state.issuer}${MCP_HEADER_METADATA_PATH}`;
+  return resourceMetadataUrl(mcpTarget(state).resource);
+}
+
 /** A configured protected resource (config protected_resources, POST /_mock/resources), at `{root}{path}`. */
 function configuredTarget(root: MockState, r: ProtectedResourceConfig): ResourceTarget | undefined {
   const state = r.issuer === undefined ? root : root.server?.named.get(r.issuer);
@@ -48,12 +66,15 @@ function allTargets(state: MockState): ResourceTarget[] {
   const root = rootOf(state);
   const apis = [root, ...(root.server?.named.values() ?? [])].map(apiTarget);
   const configured = root.config.protectedResources.map((r) => configuredTarget(root, r)).filter((t) => t !== undefined);
-  return [...apis, ...configured];
+  return [...apis, ...configured, ...(root.config.mcp.enabled ? [mcpTarget(root)] : [])];
 }
 
-/** The resource whose metadata URL has this path after the well-known name (RFC 9728 section 3.1). */
+/** The resource whose metadata URL has this path after the well-known name (RFC 9728 section 3.1); the MCP endpoint's where its config puts it. */
 export function targetOfMetadataPath(state: MockState, rest: string): ResourceTarget | undefined {
-  return allTargets(state).find((t) => new URL(t.resource).pathname === (rest === '' ? '/' : rest));
+  const root = rootOf(state);
+  const mcp = root.config.mcp.enabled ? mcpTarget(root) : undefined;
+  if (mcp && mcpMetadataUrl(root) === `${new URL(root.issuer).origin}${RESOURCE_METADATA_WELL_KNOWN}${rest}`) return mcp;
+  return allTargets(state).find((t) => t.resource !== mcp?.resource && new URL(t.resource).pathname === (rest === '' ? '/' : rest));
 }
 
 /** The configured protected resources whose tokens this issuer issues (its RFC 8707 resource indicators). */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorDescription, hasResponded, HttpError, isFormBody, readBodies, respond, sendJson, STYLESHEET_PATH, type Exchange, type LogFields, type MockState } from './http.js';
 import { endpointName } from './queue.js';
 import { keptText } from './request-log.js';
-import { RESOURCE_METADATA_WELL_KNOWN, targetAtPath } from './protected-resources.js';
+import { MCP_HEADER_METADATA_PATH, RESOURCE_METADATA_WELL_KNOWN, targetAtPath } from './protected-resources.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;
 
@@ -82,6 +82,7 @@ function buildRoutes(): Routes {
   const admin = () => import('../endpoints/admin/handlers.js');
   const cibaPage = () => import('../endpoints/ciba-page.js');
   const register = () => import('../endpoints/register.js');
+  const mcp = () => import('../mcp/endpoint.js');
   const userinfo = lazy(api, (m) => m.handleUserinfo);
   const metadata = lazy(discovery, (m) => m.handleMetadata);
   const endSession = lazy(
@@ -150,6 +151,9 @@ function buildRoutes(): Routes {
     ['/api', { GET: lazy(api, (m) => m.handleMe) }],
     ['/api/photos', { GET: lazy(api, (m) => m.handlePhotos) }],
     ['/api/me', { GET: lazy(api, (m) => m.handleMe) }],
+    // The MCP server {base_url}/mcp (src/mock/mcp/, config mcp).
+    ['/api/mcp', { POST: lazy(mcp, (m) => m.handleMcpPost), GET: lazy(mcp, (m) => m.handleMcpGet), DELETE: lazy(mcp, (m) => m.handleMcpDelete) }],
+    [MCP_HEADER_METADATA_PATH, { GET: lazy(mcp, (m) => m.handleMcpHeaderMetadata) }],
     [STYLESHEET_PATH, { GET: now(handleStylesheet) }],
     // The admin API (endpoints/admin/): control from a test, and the flows page.
     ['/_mock', { GET: lazy(admin, (m) => m.handleFlowsRedirect) }],

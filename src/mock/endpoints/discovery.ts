@@ -57,12 +57,18 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     authorization_response_iss_parameter_supported: true,
     // RFC 7591 section 3 (open, or with the initial access token), and Client ID Metadata Documents.
     ...(registrationOpen(state) || state.config.registration.initialAccessToken !== undefined ? { registration_endpoint: `${issuer}/register` } : {}),
-    client_id_metadata_document_supported: true,
+    client_id_metadata_document_supported: config.mcp.clients !== 'registration',
   };
 }
 
 /** /.well-known/oauth-authorization-server and /.well-known/openid-configuration. */
 export function handleMetadata(ex: Exchange): void {
+  // MCP 2025-03-26, section 2.3.3: a server without metadata, whose clients use the default endpoints.
+  const { revision, authorizationServerMetadata } = ex.state.config.mcp;
+  if (revision === '2025-03-26' && !authorizationServerMetadata) {
+    ex.log.error = 'not_found';
+    return sendJson(ex.res, 404, { error: 'not_found', error_description: 'this server publishes no metadata (config mcp.authorization_server_metadata)' });
+  }
   ex.log.outcome = 'ok';
   sendJson(ex.res, 200, serverMetadata(ex.state), { 'Cache-Control': 'max-age=60', 'Access-Control-Allow-Origin': '*' });
 }

@@ -4,6 +4,7 @@ import { checkClientMetadata, registrationOpen } from '../core/client-metadata.j
 import type { MockClient } from '../core/config.js';
 import { HttpError, readBody, sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http.js';
 import { serverToken } from '../core/random-pool.js';
+import { registrationForMcp } from '../mcp/registration.js';
 
 /** Registered clients are bounded, as every store of the mock is: past it, 503 and nothing is dropped. */
 export const MAX_REGISTERED_CLIENTS = 1000;
@@ -85,7 +86,7 @@ function install(state: MockState, client: MockClient): void {
 /** POST /register (RFC 7591 section 3): a new client from its metadata. */
 export async function handleRegister(ex: Exchange): Promise<void> {
   if (!admitted(ex)) return;
-  const input = await jsonMetadata(ex);
+  const input = registrationForMcp(ex.state, await jsonMetadata(ex));
   const regs = registrationsOf(ex.state);
   if (regs.size >= MAX_REGISTERED_CLIENTS)
     throw new HttpError(503, 'temporarily_unavailable', `the mock holds ${MAX_REGISTERED_CLIENTS} registered clients already; delete some (RFC 7592) or restart it`);

@@ -1,5 +1,6 @@
 import type { MockClient } from '../core/config.js';
 import { sendOAuthError, type Exchange } from '../core/http.js';
+import { requestedResources } from '../core/resources.js';
 import { checkRequestedScope } from '../core/scope-check.js';
 import { sendServiceToken } from '../core/service-token.js';
 import type { TokenBinding } from '../core/token-binding.js';
@@ -21,5 +22,10 @@ export async function handleClientCredentialsGrant(ex: Exchange, client: MockCli
   if (!scopes) return;
   const userScopes = scopes.filter((s) => USER_SCOPES.has(s));
   if (userScopes.length > 0) return sendOAuthError(ex, 400, 'invalid_scope', `scope ${userScopes.join(' ')} needs a user; the client credentials grant has none`);
-  await sendServiceToken(ex, client, { sub: client.clientId, scopes, binding });
+  // RFC 8707 section 2: a token for the resource asked (an MCP server, for machine clients of MCP).
+  const resources = requestedResources(values, ex.state);
+  if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
+  if (resources.resources.length > 1) return sendOAuthError(ex, 400, 'invalid_target', 'ask for one resource at a time with the client credentials grant');
+  const [aud] = resources.resources;
+  await sendServiceToken(ex, client, { sub: client.clientId, scopes, binding, ...(aud !== undefined ? { aud } : {}) });
 }

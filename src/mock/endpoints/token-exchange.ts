@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_TYPE } from '../../oauth/grant-types.js';
+import { ACCESS_TOKEN_TYPE, ID_JAG_TOKEN_TYPE } from '../../oauth/grant-types.js';
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/access-token.js';
 import type { MockClient } from '../core/config.js';
@@ -7,6 +7,7 @@ import { newJti } from '../core/jwt.js';
 import { certificateThumbprint, peerCertificate } from '../core/mtls.js';
 import { sendServiceToken } from '../core/service-token.js';
 import type { TokenBinding } from '../core/token-binding.js';
+import { handleIdJagExchange } from './token-id-jag.js';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693 section 2.1), for clients whose
@@ -21,6 +22,8 @@ import type { TokenBinding } from '../core/token-binding.js';
  * the subject token, or its refresh family (the new token joins the family, and is revoked with it).
  */
 export async function handleTokenExchangeGrant(ex: Exchange, client: MockClient, values: Map<string, string>, binding: TokenBinding): Promise<void> {
+  // An ID token for an ID-JAG: the mock as enterprise identity provider (token-id-jag.ts).
+  if (values.get('requested_token_type') === ID_JAG_TOKEN_TYPE) return handleIdJagExchange(ex, client, values);
   const subjectToken = values.get('subject_token');
   const subjectType = values.get('subject_token_type');
   if (!subjectToken || !subjectType) return sendOAuthError(ex, 400, 'invalid_request', 'subject_token and subject_token_type are required (RFC 8693 section 2.1)');

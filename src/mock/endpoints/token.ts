@@ -8,12 +8,13 @@ import type { GrantType, MockClient, MockUser } from '../core/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
 import { accessTokenHash, newJti } from '../core/jwt.js';
 import type { NextToken } from '../core/queue.js';
-import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
 import { CIBA_GRANT } from '../../oauth/ciba.js';
 import { handleCibaGrant } from '../ciba/grant.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
+import { handleJwtBearerGrant } from './token-jwt-bearer.js';
 import { audienceOf, tokenResources } from '../core/resources.js';
 import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
 import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions.js';
@@ -283,4 +284,5 @@ const GRANTS: Partial<Record<string, GrantHandler>> = {
   [DEVICE_CODE_GRANT]: (ex, client, values, binding) => handleDeviceCodeGrant(ex, client, values, binding, sendTokens),
   [TOKEN_EXCHANGE_GRANT]: handleTokenExchangeGrant,
   [CIBA_GRANT]: (ex, client, values, binding) => handleCibaGrant(ex, client, values, binding, sendTokens),
+  [JWT_BEARER_GRANT]: handleJwtBearerGrant,
 };

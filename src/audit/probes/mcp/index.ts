@@ -1,0 +1,8 @@
+import type { AuditProbe } from '../../types.js';
+import { mcpChallengeProbe } from './mcp-challenge.js';
+import { mcpMetadataResourceProbe } from './mcp-metadata-resource.js';
+import { mcpQueryTokenProbe } from './mcp-query-token.js';
+import { mcpTokenAudienceProbe } from './mcp-token-audience.js';
+
+/** An MCP server (audit --protected-resource URL), met as MCP clients meet it: a POST of initialize first. */
+export const MCP_PROBES: readonly AuditProbe[] = [mcpChallengeProbe, mcpMetadataResourceProbe, mcpTokenAudienceProbe, mcpQueryTokenProbe];

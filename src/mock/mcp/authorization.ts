@@ -1,0 +1,62 @@
+import { parseScope } from '../../oauth/scope.js';
+import { checkAccessToken } from '../core/access-token.js';
+import { possessionProblem } from '../core/bound-token.js';
+import { REALM } from '../core/client-auth.js';
+import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
+import { mcpMetadataUrl, mcpTarget } from '../core/protected-resources.js';
+import type { AccessTokenClaims } from '../core/store.js';
+
+const REFUSALS = { invalid: 'the access token is not valid for this MCP server', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
+
+/**
+ * The challenge of MCP 2025-11-25 (authorization, protected resource metadata discovery and scope
+ * selection): `resource_metadata` (RFC 9728 section 5.1) and the `scope` to ask for; with `error` and
+ * `error_description` for a token that was refused (RFC 6750 section 3). The 2025-03-26 revision
+ * has no resource metadata.
+ */
+function challenge(ex: Exchange, scope: string[], error?: string, description?: string): string {
+  const metadata = mcpMetadataUrl(ex.state);
+  const params = [`realm="${REALM}"`];
+  if (error) params.push(`error="${error}"`, `error_description=${quoted(errorDescription(description ?? ''))}`);
+  if (metadata) params.push(`resource_metadata=${quoted(metadata)}`);
+  if (scope.length > 0) params.push(`scope=${quoted(scope.join(' '))}`);
+  return `Bearer ${params.join(', ')}`;
+}
+
+/** Refuses the request with a challenge: 401 (no or bad token), 403 insufficient_scope (RFC 6750 section 3.1). */
+export function refuse(ex: Exchange, status: 401 | 403, scope: string[], error?: string, description?: string): void {
+  ex.log.outcome = error ? 'refused' : 'no token';
+  if (error) ex.log.error = error;
+  if (description) ex.log.errorDescription = errorDescription(description);
+  const body = error ? { error, error_description: errorDescription(description ?? '') } : { error_description: 'an access token is required (Authorization: Bearer ...)' };
+  sendJson(ex.res, status, body, { 'WWW-Authenticate': challenge(ex, scope, error, description), 'Cache-Control': 'no-store' });
+}
+
+/**
+ * The access token of a request to the MCP endpoint (MCP 2025-11-25, authorization, token handling):
+ * from the Authorization header only (never the query, RFC 6750 section 2.3 is not offered), issued for
+ * this endpoint (`aud`, RFC 8707; the 2025-03-26 revision knew no resource indicators, so there a token
+ * for the mock's API is taken too), unexpired, unrevoked, with the endpoint's scopes. Undefined when
+ * refused (the answer is sent).
+ */
+export async function mcpBearer(ex: Exchange): Promise<AccessTokenClaims | undefined> {
+  const { config } = ex.state;
+  const scopes = config.mcp.scopes;
+  const header = ex.req.headers.authorization;
+  if (header === undefined || !/^Bearer(\s|$)/i.test(header)) return void refuse(ex, 401, scopes);
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!m) return void refuse(ex, 401, scopes, 'invalid_request', 'the Authorization header is not a valid Bearer credential (RFC 6750 section 2.1)');
+  const audiences = [mcpTarget(ex.state).resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
+  const check = await checkAccessToken(ex.state, m[1]!, audiences);
+  if (!check.ok) return void refuse(ex, 401, scopes, 'invalid_token', REFUSALS[check.reason]);
+  const problem = await possessionProblem(ex, 'Bearer', m[1]!, check.claims);
+  if (problem) return void refuse(ex, 401, scopes, problem.error, problem.description);
+  ex.log.clientId = check.claims.client_id;
+  if (!hasScopes(check.claims, scopes)) return void refuse(ex, 403, scopes, 'insufficient_scope', `this MCP server needs scope ${scopes.join(' ')}`);
+  return check.claims;
+}
+
+export function hasScopes(claims: AccessTokenClaims, needed: readonly string[]): boolean {
+  const granted = parseScope(typeof claims.scope === 'string' ? claims.scope : '');
+  return needed.every((s) => granted.includes(s));
+}
