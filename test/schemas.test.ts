@@ -97,6 +97,11 @@ describe('the JSON Schemas', () => {
     ['an unknown registration field', { registration: { public: true } }],
     ['a short initial access token', { registration: { initial_access_token: 'short' } }],
     ['a flag that is not true or false', { dpop_nonce: 'yes' }],
+    ['an unknown MCP field', { mcp: { tools: {} } }],
+    ['scopes for a tool the MCP server does not have', { mcp: { tool_scopes: { delete_all: ['photo'] } } }],
+    ['resource metadata in the 2025-03-26 revision', { mcp: { revision: '2025-03-26', resource_metadata: 'root' } }],
+    ['an unknown MCP client mode', { mcp: { clients: 'pre-registered' } }],
+    ['an MCP identity provider with both kinds of keys', { mcp: { identity_providers: [{ issuer: 'https://idp.example', jwks: { keys: [{ kty: 'EC' }] }, jwks_uri: 'https://idp.example/jwks' }] } }],
     [
       'a CIBA ping client without its notification endpoint',
       { clients: [{ client_id: 'a', client_secret: 's', grant_types: ['urn:openid:params:grant-type:ciba'], backchannel_token_delivery_mode: 'ping' }] },

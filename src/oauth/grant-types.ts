@@ -57,8 +57,3 @@ export function issuedTokenTypeProblem(requested: string | undefined, issued: un
   if (requested !== undefined && issued !== requested) return `issued_token_type ${issued} is not the requested_token_type ${requested} (RFC 8693 section 2.2.1)`;
   return undefined;
 }
-
-/** RFC 7523 section 2.1: a JWT as an authorization grant. */
-export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-/** draft-ietf-oauth-identity-assertion-authz-grant: the Identity Assertion JWT Authorization Grant's token type. */
-export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';

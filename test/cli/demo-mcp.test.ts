@@ -5,23 +5,24 @@ import { describe, expect, it } from 'vitest';
 import { homeEnv, runCli } from '../helpers/cli.js';
 
 describe('oauthctl demo --mcp', () => {
-  it("walks an MCP client's authorization at the mock's MCP server and prints whoami; leaves nothing in the user's files", async () => {
+  it("runs oauthctl mcp tools/call whoami at the mock's MCP server, narrating the whole authorization; leaves nothing in the user's files", async () => {
     const home = mkdtempSync(join(tmpdir(), 'oauthctl-demo-mcp-'));
     try {
       const result = await runCli(['demo', '--mcp', '--timeout', '20'], { env: homeEnv(home) });
       expect(result.code, result.stderr).toBe(0);
-      const who = JSON.parse(result.stdout) as { sub: string; client_id: string; scope: string };
-      expect(who).toMatchObject({ sub: 'alice', scope: 'photo' });
+      const who = (JSON.parse(result.stdout) as { structuredContent: { sub: string; client_id: string; scope: string } }).structuredContent;
+      expect(who).toMatchObject({ sub: 'alice', scope: 'photo offline_access' });
       expect(who.client_id).toMatch(/^dyn-/);
       // The steps, in order: the 401 to initialize, the metadata, registration, the code flow with resource=, the token, initialize, whoami.
       const steps = [
-        'POST initialize without a token',
-        'HTTP 401; WWW-Authenticate names resource_metadata=',
-        'Client registration (RFC 7591)',
+        'oauthctl mcp http',
+        'MCP initialize',
+        'HTTP 401 to initialize',
+        'the 401 names resource_metadata',
+        'dynamic client registration (RFC 7591)',
         'resource=http',
         'Token response',
-        'POST initialize with the access token',
-        'tools/call whoami',
+        'MCP tools/call',
       ];
       let at = 0;
       for (const step of steps) {
