@@ -1,0 +1,74 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMockServer, type MockServer } from '../../src/mock/index.js';
+import { runCli } from '../helpers/cli.js';
+import { startCli, stopAllClis } from '../helpers/live-cli.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await stopAllClis();
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+async function mock(): Promise<MockServer> {
+  const server = await createMockServer({});
+  closers.push(() => server.close());
+  return server;
+}
+
+/** A token endpoint that answers every request with markup and terminal escape sequences in its error. */
+async function hostileTokenEndpoint(): Promise<string> {
+  const server: Server = createServer((_req, res) => {
+    const body = JSON.stringify({ error: 'invalid_client<img src=x>', error_description: '<script>document.title="pwned"</script>\u001b]0;owned\u0007\u001b[2J<b>bold</b>' });
+    res.writeHead(400, { 'content-type': 'application/json', 'x-note': '<script>alert(2)</script>' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+}
+
+const LOGIN = ['login', '--client-id', 'photo-cli', '--scope', 'openid photo', '--headless', '--username', 'alice', '--password', 'wonderland'];
+
+describe('--ui and --step on the command line', () => {
+  it('refuses --step without a terminal (stdin not a TTY) in one line, exit 2, before any request', async () => {
+    const server = await mock();
+    const r = await runCli([...LOGIN, '--issuer', server.issuer, '--step']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('oauthctl: error: --step needs a terminal to ask at, and stdin is not one (run it on a terminal, or add --ui to step on the page)\n');
+    expect(server.requests()).toEqual([]);
+  });
+
+  it('refuses --ui-keep without --ui', async () => {
+    const r = await runCli(['discover', 'http://127.0.0.1:9', '--ui-keep', '5']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^oauthctl: error: --ui-keep needs --ui/);
+  });
+
+  it('prints the page address as `ui: URL` (127.0.0.1, 192 random bits in the path) and closes the page with the command', async () => {
+    const server = await mock();
+    const cli = startCli([...LOGIN, '--issuer', server.issuer, '--ui']);
+    const [, url] = await cli.waitForStderr(/^ui: (http:\/\/127\.0\.0\.1:\d+\/ui\/[A-Za-z0-9_-]{32}\/)$/m);
+    expect(await cli.exited).toBe(0);
+    // --headless: no browser was opened for the page (BROWSER is unset; nothing says "opening").
+    expect(cli.stderr()).not.toMatch(/opening the (system )?browser/);
+    await expect(fetch(url!)).rejects.toThrow();
+  });
+
+  it('with --ui-keep, the page stays after the command and shows how it ended; remote text is escaped there and on the terminal', async () => {
+    const token = await hostileTokenEndpoint();
+    const cli = startCli(['client-credentials', '--token-endpoint', token, '--client-id', 'svc', '--client-secret', 's3cret-value', '--ui', '--ui-keep', '120'], { BROWSER: 'true' });
+    const [, url] = await cli.waitForStderr(/^ui: (\S+)$/m);
+    await cli.waitForStderr(/ui: the page stays for 120 s/);
+    const html = await (await fetch(url!)).text();
+    expect(html).toContain('The command failed');
+    expect(html).toContain('&#60;script&#62;document.title=&#34;pwned&#34;&#60;/script&#62;');
+    expect(html).not.toMatch(/<script>document|<b>bold|<img src=x/);
+    expect(html).not.toContain('\u001b');
+    expect(html).not.toContain('s3cret-value');
+    // The page's one script is its own.
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(cli.stderr()).not.toMatch(/[\u001b\u0007]/);
+    await cli.stop();
+  });
+});
