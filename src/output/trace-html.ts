@@ -22,7 +22,7 @@ table{border-collapse:collapse;width:100%;font-size:.875rem}th,td{text-align:lef
 th{width:14rem;font-weight:600}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8125rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem;max-height:40rem;overflow:auto}
 code{overflow-wrap:anywhere}a{color:var(--accent)}
 .why{margin:.25rem 0;color:var(--muted)}.edited{border-left:3px solid var(--accent);padding-left:.5rem}details.probe{margin:.25rem 0}details.probe.failed>summary{color:var(--err)}
-#step form{border:2px solid var(--accent);border-radius:8px;padding:.5rem .75rem;margin:1rem 0;background:var(--card)}#step input{font:inherit;width:100%;box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}#step select{font:inherit}#step button{font:inherit;margin:.5rem .5rem 0 0;padding:.25rem 1rem}.status{font-weight:600}
+#step form{border:2px solid var(--accent);border-radius:8px;padding:.5rem .75rem;margin:1rem 0;background:var(--card)}#step th{width:auto}#step input:not([type=checkbox]){font:inherit;width:100%;box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}#step label{white-space:nowrap}#step select{font:inherit}#step button{font:inherit;margin:.5rem .5rem 0 0;padding:.25rem 1rem}.status{font-weight:600}
 @media print{body{background:#fff;color:#000}.diagram{overflow:visible;border:0}.seq{max-width:100%;height:auto}details.exchange{break-inside:avoid}details::details-content{content-visibility:visible;display:block}pre{max-height:none}a{color:inherit;text-decoration:none}}`;
 
 /** The CSP source that allows the page's one stylesheet, by its hash. */
@@ -46,13 +46,13 @@ export function renderTraceHtml(file: TraceFile, options: { title: string }): st
 }
 
 /** The document around a body: the one stylesheet, the CSP given, and scripts allowed by that CSP. */
-export function renderTracePage(options: { title: string; csp: string; body: string; script?: string }): string {
+export function renderTracePage(options: { title: string; csp: string; body: string; script?: string; referrer?: 'no-referrer' | 'same-origin' }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeMarkup(options.csp)}">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${options.referrer ?? 'no-referrer'}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeMarkup(options.title)}</title>
 <style>${STYLE}</style>
@@ -66,7 +66,7 @@ ${options.script !== undefined ? `<script>${options.script}</script>` : ''}
 }
 
 /** The flow: what failed, the diagram, the audit's probes when there are, then every exchange. The live page redraws this part. */
-export function renderTraceFlow(file: TraceFile, options: { groups?: readonly TraceGroup[] } = {}): string {
+export function renderTraceFlow(file: TraceFile, options: { groups?: readonly TraceGroup[] | undefined; jwts?: readonly (readonly DecodedJwt[])[] | undefined } = {}): string {
   const diagram = traceDiagram(file);
   const drawn = drawnEntries(file);
   const firstFailure = drawn.find(({ entry }) => entryFailed(entry));
@@ -82,7 +82,7 @@ ${summary}${notes}
 <div class="diagram">${renderSequenceSvg(diagram, { title: 'Sequence diagram of the flow', id: 'diagram' })}</div>
 ${probesSection(file, options.groups)}
 <h2>Exchanges</h2>
-${drawn.map(({ entry, index }) => exchangeSection(entry, index, diagram)).join('\n')}`;
+${drawn.map(({ entry, index }) => exchangeSection(entry, index, diagram, options.jwts?.[index])).join('\n')}`;
 }
 
 /** An audit's exchanges by probe, the probes by category, each listing its exchanges (links to them below). */
@@ -116,7 +116,7 @@ function failureText(e: TraceEntry): string {
   return `HTTP ${e.status}${error ? `, ${error}` : ''}`;
 }
 
-function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram): string {
+function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram, jwts: readonly DecodedJwt[] | undefined): string {
   const ref = `x${index + 1}`;
   const at = diagram.messages.findIndex((m) => m.ref === ref);
   const title = at >= 0 ? describeMessage(diagram, diagram.messages[at]!, at).replace(/^\d+\. /, '') : `${e.method} ${e.url}`;
@@ -142,7 +142,7 @@ ${table(
   e.responseHeaders.map((h) => [h.name, h.value]),
 )}
 ${e.responseBody !== '' ? body('Response body', e.responseBody) : ''}
-${jwtSection(e)}
+${jwtSection(jwts ?? decodeJwts(e))}
 </div>
 </details>`;
 }
@@ -172,19 +172,32 @@ function pretty(text: string): string {
 
 const JWT = /\b(eyJ[A-Za-z0-9_-]{2,4096})\.(eyJ[A-Za-z0-9_-]{2,16384})\.([A-Za-z0-9_-]*|\[signature redacted\])/g;
 
-/** Every JWT in the exchange (tokens, ID tokens, DPoP proofs, assertions), decoded: header and claims. */
-function jwtSection(e: TraceEntry): string {
+/** A JWT's header and claims, each as indented JSON text: never its signature. */
+export interface DecodedJwt {
+  header: string;
+  payload: string;
+}
+
+/**
+ * Every JWT in the exchange (tokens, ID tokens, DPoP proofs, assertions), decoded. The --ui page
+ * decodes them before the exchange is redacted (a token's claims without its signature let no one
+ * use it), so that a redacted ID token can still be read there.
+ */
+export function decodeJwts(e: TraceEntry): DecodedJwt[] {
   const haystack = [e.url, ...e.requestHeaders.map((h) => h.value), e.requestBody ?? '', ...e.responseHeaders.map((h) => h.value), e.responseBody].join('\n');
   const found = new Set<string>();
   for (const m of haystack.matchAll(JWT)) {
     if (found.size >= 10) break;
     found.add(`${m[1]}.${m[2]}`);
   }
-  const decoded = [...found].flatMap((jwt) => {
+  return [...found].flatMap((jwt) => {
     const [header, payload] = jwt.split('.').map(decodePart);
-    return header === undefined || payload === undefined ? [] : [`<pre>${escapeMarkupBlock(`${header}\n${payload}`)}</pre>${jwtTimes(payload)}`];
+    return header === undefined || payload === undefined ? [] : [{ header, payload }];
   });
-  return decoded.length === 0 ? '' : `<h3>Decoded JWTs</h3>${decoded.join('')}`;
+}
+
+function jwtSection(decoded: readonly DecodedJwt[]): string {
+  return decoded.length === 0 ? '' : `<h3>Decoded JWTs</h3>${decoded.map(({ header, payload }) => `<pre>${escapeMarkupBlock(`${header}\n${payload}`)}</pre>${jwtTimes(payload)}`).join('')}`;
 }
 
 function decodePart(part: string | undefined): string | undefined {

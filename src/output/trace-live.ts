@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeMarkup } from './sequence-svg.js';
 import type { HeldRequest } from './step.js';
-import { renderTraceFlow, renderTracePage, TRACE_STYLE_SOURCE, type TraceGroup } from './trace-html.js';
+import { renderTraceFlow, renderTracePage, TRACE_STYLE_SOURCE, type DecodedJwt, type TraceGroup } from './trace-html.js';
 import type { TraceFile } from './har-read.js';
 
 /**
@@ -44,12 +44,14 @@ const LIVE_SCRIPT = `(() => {
 const SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(LIVE_SCRIPT).digest('base64')}'`;
 
 /** Same origin only: the script, its fetches and events, the step form; nothing else loads or runs. */
-export const LIVE_PAGE_CSP = `default-src 'none'; style-src ${TRACE_STYLE_SOURCE}; script-src ${SCRIPT_SOURCE}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+export const LIVE_PAGE_CSP = `default-src 'none'; style-src ${TRACE_STYLE_SOURCE}; script-src ${SCRIPT_SOURCE}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'self'`;
 
 export interface LiveState {
   title: string;
   file: TraceFile;
   groups?: readonly TraceGroup[] | undefined;
+  /** The JWTs of each exchange, decoded before it was redacted. */
+  jwts?: readonly (readonly DecodedJwt[])[] | undefined;
   /** The request held for the person (--step), with the form's CSRF token. */
   held?: { id: string; request: HeldRequest; csrf: string } | undefined;
   /** One line: running, waiting for you, finished, failed. */
@@ -64,11 +66,12 @@ export function renderLivePage(state: LiveState): string {
 <div id="step" data-held="${escapeMarkup(state.held?.id ?? '')}">${renderHeld(state.held)}</div>
 <div id="flow">${renderLiveFlow(state)}</div>
 </main>`;
-  return renderTracePage({ title: state.title, csp: LIVE_PAGE_CSP, body, script: LIVE_SCRIPT });
+  // same-origin: the step form's POST then carries the page's Origin (no-referrer would make it "null"); nothing leaves for another origin.
+  return renderTracePage({ title: state.title, csp: LIVE_PAGE_CSP, body, script: LIVE_SCRIPT, referrer: 'same-origin' });
 }
 
-export function renderLiveFlow(state: Pick<LiveState, 'file' | 'groups'>): string {
-  return renderTraceFlow(state.file, { groups: state.groups });
+export function renderLiveFlow(state: Pick<LiveState, 'file' | 'groups' | 'jwts'>): string {
+  return renderTraceFlow(state.file, { groups: state.groups, jwts: state.jwts });
 }
 
 const PLACES = ['query', 'form', 'header', 'body'] as const;

@@ -7,6 +7,7 @@ import { readHarDocument } from '../../output/har-read.js';
 import { redactHar } from '../../output/har-redact.js';
 import { jsonText } from '../../output/render.js';
 import type { HeldRequest, StepAnswer, StepField, Stepper } from '../../output/step.js';
+import { decodeJwts } from '../../output/trace-html.js';
 import { LIVE_PAGE_CSP, renderHeld, renderLiveFlow, renderLivePage, type LiveState } from '../../output/trace-live.js';
 
 /** At most this many pages listen at once; more are refused (each holds a connection). */
@@ -56,7 +57,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const state = (): LiveState => {
     const har = buildHar(recorder, { redacted: !options.showSecrets, version: options.version });
     const file = readHarDocument(options.showSecrets ? har : redactHar(har, recorder.secrets));
-    return { title: options.title, file, groups: recorder.groups.length > 0 ? recorder.groups : undefined, held: held && { id: held.id, request: held.request, csrf }, status: statusLine() };
+    // Claims read before redaction: an ID token's are the point of the page, and without its signature it is of no use to anyone.
+    const jwts = readHarDocument(har).entries.map(decodeJwts);
+    return { title: options.title, file, jwts, groups: recorder.groups.length > 0 ? recorder.groups : undefined, held: held && { id: held.id, request: held.request, csrf }, status: statusLine() };
   };
   const statusLine = (): string => {
     const end = recorder.ending;
@@ -123,7 +126,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     res.write(`retry: 1000\n\n`);
     listeners.add(res);
     res.on('close', () => listeners.delete(res));
-    if (recorder.ending) notify(res, 'end');
+    // What changed between the page's load and this connection would be missed otherwise: the page looks once now.
+    notify(res, recorder.ending ? 'end' : 'change');
   }
 
   async function answerStep(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -213,10 +217,11 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
       'content-type': type,
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
-      'content-security-policy': LIVE_PAGE_CSP,
+      // frame-ancestors works only as a header (a <meta> CSP ignores it): no page may frame this one.
+      'content-security-policy': `${LIVE_PAGE_CSP}; frame-ancestors 'none'`,
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
+      'referrer-policy': 'same-origin',
       'cross-origin-resource-policy': 'same-origin',
       ...extra,
     })

@@ -106,6 +106,8 @@ describe('the --ui server', () => {
   it('tells each listening page of a change by a server-sent event, and refuses a ninth page', async () => {
     const { server, recorder } = await start();
     const first = await openEvents(server.url);
+    // On connecting, the page is told to look once (what changed since it loaded).
+    await first.until(/event: change\ndata: 0\n\n/);
     recorder.record(exchange('http://127.0.0.1:1/token', 200, '{}'));
     await first.until(/event: change\ndata: 1\n\n/);
     const more = await Promise.all(Array.from({ length: 7 }, () => openEvents(server.url)));
