@@ -51,7 +51,7 @@ export function renderTracePage(options: { title: string; csp: string; body: str
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeMarkup(options.csp)}">
+<meta http-equiv="Content-Security-Policy" content="${options.csp}">
 <meta name="referrer" content="${options.referrer ?? 'no-referrer'}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeMarkup(options.title)}</title>
