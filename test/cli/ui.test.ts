@@ -71,4 +71,41 @@ describe('--ui and --step on the command line', () => {
     expect(cli.stderr()).not.toMatch(/[\u001b\u0007]/);
     await cli.stop();
   });
+
+  it('audit --ui: the page lists the probes by category, each with its verdict and the exchanges it made', async () => {
+    const server = await mock();
+    const cli = startCli(
+      [
+        'audit',
+        '--issuer',
+        server.issuer,
+        '--client-id',
+        'photo-cli',
+        '--scope',
+        'photo',
+        '--username',
+        'alice',
+        '--password',
+        'wonderland',
+        '--only',
+        'flow,state,pkce-required',
+        '--ui',
+        '--ui-keep',
+        '120',
+      ],
+      { BROWSER: 'true' },
+    );
+    const [, url] = await cli.waitForStderr(/^ui: (\S+)$/m);
+    await cli.waitForStderr(/ui: the page stays/);
+    const html = await (await fetch(url!)).text();
+    expect(html).toContain('<h2>Probes</h2>');
+    expect(html).toContain('<h3>authorization-endpoint</h3>');
+    for (const id of ['flow', 'state', 'pkce-required']) {
+      const probe = new RegExp(`<details class="probe" id="p-${id}"><summary>pass ${id}: [^<]+ <span class="muted">\\((\\d+) exchanges\\)</span></summary>[\\s\\S]*?</details>`).exec(html);
+      expect(probe, id).not.toBeNull();
+      expect(Number(probe![1])).toBeGreaterThan(0);
+      expect(probe![0]).toMatch(/<a href="#x\d+">/);
+    }
+    await cli.stop();
+  }, 60_000);
 });
