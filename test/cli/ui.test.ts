@@ -28,6 +28,7 @@ async function hostileTokenEndpoint(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
 }
 
+const UI_URL = /^ui: (http:\/\/127\.0\.0\.1:\d+\/ui\/[\w-]+\/)$/m;
 const LOGIN = ['login', '--client-id', 'photo-cli', '--scope', 'openid photo', '--headless', '--username', 'alice', '--password', 'wonderland'];
 
 describe('--ui and --step on the command line', () => {
@@ -107,5 +108,64 @@ describe('--ui and --step on the command line', () => {
       expect(probe![0]).toMatch(/<a href="#x\d+">/);
     }
     await cli.stop();
+  }, 60_000);
+
+  /** Answers the request the page holds now, as its form would (its CSRF token and the request's id). */
+  async function answer(url: string, title: RegExp, action: 'send' | 'skip' | 'abort', edit: (form: URLSearchParams) => void = () => undefined): Promise<void> {
+    // The page shows the request once the command holds it: look again until it does.
+    let page = await (await fetch(url)).text();
+    while (!title.test(page)) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      page = await (await fetch(url)).text();
+    }
+    const form = new URLSearchParams();
+    for (const m of page.matchAll(/<input (?:type="hidden" )?name="([^"]+)" value="([^"]*)"/g))
+      form.set(
+        m[1]!,
+        m[2]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))),
+      );
+    form.set('action', action);
+    edit(form);
+    const res = await fetch(`${url}step`, { method: 'POST', body: form, redirect: 'manual', headers: { origin: new URL(url).origin } });
+    expect(res.status).toBe(303);
+  }
+
+  it('--step on the page: Skip sends nothing and the flow stops in one line; Abort ends the command', async () => {
+    const server = await mock();
+    const skipped = startCli([...LOGIN, '--issuer', server.issuer, '--ui', '--step']);
+    const [, url] = await skipped.waitForStderr(UI_URL);
+    await answer(url!, /Waiting for you: discovery request/, 'send');
+    await answer(url!, /Waiting for you: authorization request/, 'send');
+    await answer(url!, /Waiting for you: redirect back to the client/, 'send');
+    await answer(url!, /Waiting for you: token request/, 'skip');
+    expect(await skipped.exited).toBe(1);
+    expect(skipped.stderr()).toMatch(/^oauthctl: error: the token request \(RFC 6749 section 4\.1\.3\) was skipped \(--step\): not sent \(the flow cannot go on without its answer\)$/m);
+    // The code was never redeemed: the mock saw no token request.
+    expect(server.requests().some((r) => r.path === '/token')).toBe(false);
+
+    const aborted = startCli([...LOGIN, '--issuer', server.issuer, '--ui', '--step']);
+    const [, url2] = await aborted.waitForStderr(UI_URL);
+    await answer(url2!, /Waiting for you: discovery request/, 'abort');
+    expect(await aborted.exited).toBe(1);
+    expect(aborted.stderr()).toMatch(/^oauthctl: error: aborted before the discovery request .* \(nothing more was sent\)$/m);
+  }, 60_000);
+
+  it('--step on the page: PKCE dropped from the authorization request is sent without it, and the server refuses it', async () => {
+    const server = await mock();
+    const cli = startCli([...LOGIN, '--issuer', server.issuer, '--ui', '--step']);
+    const [, url] = await cli.waitForStderr(UI_URL);
+    await answer(url!, /Waiting for you: discovery request/, 'send');
+    await answer(url!, /Waiting for you: authorization request/, 'send', (form) => {
+      // Tick "remove" on code_challenge and code_challenge_method.
+      for (const [k, v] of [...form]) if (/^n\d+$/.test(k) && /^code_challenge/.test(v)) form.set(`d${k.slice(1)}`, '1');
+    });
+    // The mock requires PKCE of a public client: the redirect brings its error back.
+    await answer(url!, /Waiting for you: redirect back to the client/, 'send');
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toContain('warning: you changed the authorization request before it was sent: query code_challenge removed; query code_challenge_method removed');
+    expect(cli.stderr()).toMatch(/^oauthctl: error: the authorization server answered invalid_request/m);
+    const authorize = server.requests().find((r) => r.path === '/authorize')!;
+    expect(authorize.query.code_challenge).toBeUndefined();
+    expect(authorize.query.client_id).toBe('photo-cli');
   }, 60_000);
 });
