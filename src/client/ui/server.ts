@@ -179,14 +179,21 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     url: `http://127.0.0.1:${port}${prefix}`,
     stepper,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= (async () => {
         unwatch();
         held?.answer({ action: 'abort' });
         held = undefined;
-        for (const res of listeners) res.end();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+        // The pages' last event (the command's end) goes out before the connections are cut; a page that
+        // does not read it within a second is not waited for.
+        const ended = [...listeners].map((res) => new Promise<void>((resolve) => res.end(resolve)));
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(ended), new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+        clearTimeout(timer);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
       return closing;
     },
   };

@@ -118,6 +118,16 @@ describe('the --ui server', () => {
     for (const e of [first, ...more]) e.close();
   });
 
+  it('tells a listening page that the command has ended before it closes', async () => {
+    const { server, recorder } = await start();
+    const page = await openEvents(server.url);
+    await page.until(/event: change\n/);
+    recorder.end(1, 'the token request was skipped');
+    await server.close();
+    await page.until(/event: end\ndata: \d+\n\n/);
+    await expect(fetch(server.url)).rejects.toThrow();
+  });
+
   it('keeps a slow reader to what its connection holds: a million changes do not pile up for it', async () => {
     const { server, recorder } = await start();
     const url = new URL(server.url);
