@@ -53,7 +53,7 @@ export class StepSkipped extends FlowError {}
 const FORM = /application\/x-www-form-urlencoded/i;
 
 /** The fields a person may see and edit: the query, a form body's fields, the headers. */
-export function fieldsOf(request: OutgoingRequest, secrets: ReadonlySet<string> = new Set()): StepField[] {
+function fieldsOf(request: OutgoingRequest, secrets: ReadonlySet<string> = new Set()): StepField[] {
   const fields: StepField[] = [];
   const secretParam = (name: string, value: string) => SECRET_PARAMS.has(name) || secrets.has(value);
   const url = new URL(request.url);
@@ -71,7 +71,7 @@ export function fieldsOf(request: OutgoingRequest, secrets: ReadonlySet<string> 
 }
 
 /** The request rebuilt from edited fields: query and form in the order given, the headers replaced. */
-export function requestOf(original: OutgoingRequest, fields: readonly StepField[]): OutgoingRequest {
+function requestOf(original: OutgoingRequest, fields: readonly StepField[]): OutgoingRequest {
   const url = new URL(original.url);
   url.search = new URLSearchParams(fields.filter((f) => f.place === 'query').map((f): [string, string] => [f.name, f.value])).toString();
   const formBody = original.body !== undefined && isForm(original.headers);
@@ -80,7 +80,7 @@ export function requestOf(original: OutgoingRequest, fields: readonly StepField[
 }
 
 /** Each difference in a line: `scope: "openid profile" -> "openid"`, `code_challenge removed`, `prompt=login added`. */
-export function describeEdits(before: readonly StepField[], after: readonly StepField[]): string[] {
+function describeEdits(before: readonly StepField[], after: readonly StepField[]): string[] {
   const key = (f: StepField) => `${f.place} ${f.place === 'header' ? f.name.toLowerCase() : f.name}`;
   const shown = (f: StepField) => (f.secret ? '[secret]' : JSON.stringify(f.value));
   const old = new Map(before.map((f) => [key(f), f]));
@@ -109,9 +109,14 @@ export async function holdRequest(
   const stepper = har?.stepper;
   if (stepper === undefined) return { request, edits: [] };
   const fields = fieldsOf(request, har?.secrets);
-  const shown = stepper.showSecrets ? fields : fields.map((f) => (f.secret ? { ...f, value: REDACTED_MARK } : f));
+  // --show-secrets: the person sees every value and may change any; otherwise a secret is shown redacted and kept.
+  const shown = stepper.showSecrets ? fields.map((f) => ({ ...f, secret: false })) : fields.map((f) => (f.secret ? { ...f, value: REDACTED_MARK } : f));
   const answer = await stepper.ask({ step, title, method: request.method, url: shown.some((f) => f.place === 'query' && f.secret) ? redactedUrl(request.url, shown) : request.url, fields: shown });
-  if (answer.action === 'abort') throw new FlowError(`aborted before the ${title} (--step)`, 'nothing more was sent');
+  if (answer.action === 'abort') {
+    // Code that tolerates a failed request (discovery trying its next address) must not ask again.
+    har!.stepper = ABORTED;
+    throw new FlowError(`aborted before the ${title} (--step)`, 'nothing more was sent');
+  }
   if (answer.action === 'skip') throw new StepSkipped(`the ${title} was skipped (--step): not sent`, 'the flow cannot go on without its answer');
   // A secret shown redacted comes back as it went out: only its owner (--show-secrets) may change it.
   const kept = answer.fields.map((f) => {
@@ -128,6 +133,9 @@ function redactedUrl(url: string, fields: readonly StepField[]): string {
   u.search = new URLSearchParams(fields.filter((f) => f.place === 'query').map((f): [string, string] => [f.name, f.value])).toString();
   return u.href;
 }
+
+/** The stepper once the person has aborted: every later stop aborts without asking. */
+const ABORTED: Stepper = { showSecrets: false, ask: async () => ({ action: 'abort' }) };
 
 /** What a secret field shows in place of its value on the page and the terminal. */
 export const REDACTED_MARK = '[redacted]';
