@@ -69,13 +69,31 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
   it('login --ui --headless: the page draws each exchange as it happens, without a reload, the ID token decoded', async () => {
     const mock = await createMockServer({});
     closers.push(() => mock.close());
-    // The token endpoint answers after 4 s: the page is open while the flow is under way.
-    mock.enqueue({ endpoint: 'token', delay_ms: 4000 });
-    const cli = startCli([...LOGIN, '--issuer', mock.issuer, '--ui', '--ui-keep', '300']);
+    // The token endpoint, through a relay that holds the token request until the test lets it go:
+    // the page is open, and has drawn the rest, while the flow waits there.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const relay = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void released
+          .then(() => fetch(`${mock.issuer}/token`, { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }))
+          .then(async (answer) => res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text()));
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => relay.close(() => resolve())));
+    const tokenEndpoint = `http://127.0.0.1:${(relay.address() as AddressInfo).port}/token`;
+    const cli = startCli([...LOGIN, '--issuer', mock.issuer, '--token-endpoint', tokenEndpoint, '--ui', '--ui-keep', '300']);
     const [, url] = await cli.waitForStderr(UI_URL);
     const { page, problems } = await open(url!);
     await page.evaluate(() => ((globalThis as PageGlobals).loadedOnce = true));
+    // Drawn as it happened: the redirect is there, the token request not yet.
+    await page.locator('details.exchange > summary', { hasText: '(listener, callback' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('details.exchange > summary', { hasText: '(client, token' }).count()).toBe(0);
     const before = await page.locator('details.exchange').count();
+    release();
     await pageUntil(
       () => status(page),
       (text) => text === 'The command finished.',
