@@ -33,7 +33,7 @@ export interface WatchSession {
 
 /** Starts what the options ask for; undefined when they ask for nothing. */
 export async function startWatch(action: Command, io: IO, version: string): Promise<WatchSession | undefined> {
-  const opts = action.opts<WatchOptions & { showSecrets?: boolean; headless?: boolean; browser?: boolean; browserDriver?: string }>();
+  const opts = action.opts<WatchOptions & { showSecrets?: boolean; headless?: boolean; browser?: boolean; browserDriver?: string; quiet?: boolean }>();
   if (opts.ui !== true && opts.step !== true) {
     if (opts.uiKeep !== undefined) throw new UsageError('--ui-keep needs --ui', 'add --ui, or leave --ui-keep out');
     return undefined;
@@ -41,6 +41,9 @@ export async function startWatch(action: Command, io: IO, version: string): Prom
   if (opts.uiKeep !== undefined && opts.ui !== true) throw new UsageError('--ui-keep needs --ui', 'add --ui, or leave --ui-keep out');
   if (opts.step === true && opts.ui !== true && io.stdin.isTTY !== true) {
     throw new UsageError('--step needs a terminal to ask at, and stdin is not one', 'run it on a terminal, or add --ui to step on the page');
+  }
+  if (opts.step === true && opts.ui !== true && opts.quiet === true) {
+    throw new UsageError('--step asks on stderr, which -q silences', 'leave -q out, or add --ui to step on the page');
   }
   const recorder = (io.har ??= new HarRecorder());
   const showSecrets = opts.showSecrets === true;

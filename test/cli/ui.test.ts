@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
+import { PassThrough } from 'node:stream';
+import { run } from '../../src/cli/main.js';
 import { runCli } from '../helpers/cli.js';
+import { memoryIO } from '../helpers/io.js';
 import { startCli, stopAllClis } from '../helpers/live-cli.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -37,6 +40,17 @@ describe('--ui and --step on the command line', () => {
     const r = await runCli([...LOGIN, '--issuer', server.issuer, '--step']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('oauthctl: error: --step needs a terminal to ask at, and stdin is not one (run it on a terminal, or add --ui to step on the page)\n');
+    expect(server.requests()).toEqual([]);
+  });
+
+  it('refuses --step with -q without --ui, even on a terminal: it would ask where nothing is shown', async () => {
+    const server = await mock();
+    // In-process, with a stdin that says it is a terminal.
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const io = memoryIO({ NO_COLOR: '1' }, stdin);
+    const code = await run([...LOGIN, '--issuer', server.issuer, '--step', '-q'], io);
+    expect(code).toBe(2);
+    expect(io.err()).toBe('oauthctl: error: --step asks on stderr, which -q silences (leave -q out, or add --ui to step on the page)\n');
     expect(server.requests()).toEqual([]);
   });
 
