@@ -4,6 +4,8 @@ import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 import type { AuditProbe, AuditReport, NotTested, ProbeResult } from './types.js';
 
 export interface RunAuditOptions {
+  /** Called as each probe starts (the --ui page groups its exchanges under it). */
+  onStart?: (probe: AuditProbe) => void;
   /** Called as each probe finishes (progress on stderr). */
   onResult?: (result: ProbeResult) => void;
 }
@@ -16,6 +18,7 @@ export async function runAudit(ctx: AuditContext, probes: readonly AuditProbe[],
   const results: ProbeResult[] = [];
   let flowBroken: string | undefined;
   for (const probe of probes) {
+    options.onStart?.(probe);
     let status: ProbeResult['status'];
     let detail: string;
     if (probe.needsFlow && flowBroken !== undefined) {

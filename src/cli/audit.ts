@@ -87,7 +87,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     };
     startNext();
     const report = await runAudit(ctx, probes, {
+      onStart: (probe) => renderer.har?.beginGroup({ id: probe.id, title: probe.title, category: probe.category }),
       onResult: (r) => {
+        renderer.har?.endGroup(r.id, r.status, r.detail);
         next++;
         if (view.done) view.done(r);
         else if (!view.start) renderer.info(`${r.status.padEnd(4)} ${r.id}`, STATUS_STYLE[r.status]);

@@ -46,7 +46,7 @@ const CLIENT_GROUPS: readonly (readonly [string, readonly string[]])[] = [
   ['HTTP:', ['http-timeout', 'insecure']],
 ];
 /** Every command's output options, grouped last. */
-const OUTPUT_GROUP = ['Output:', ['json', 'quiet', 'verbose', 'no-color', 'show-secrets', 'trace', 'help', 'version']] as const;
+const OUTPUT_GROUP = ['Output:', ['json', 'quiet', 'verbose', 'no-color', 'show-secrets', 'trace', 'ui', 'ui-keep', 'step', 'help', 'version']] as const;
 const OWN_GROUP = 'Options:';
 const HEADINGS = [OWN_GROUP, ...CLIENT_GROUPS.map(([heading]) => heading), OUTPUT_GROUP[0]];
 

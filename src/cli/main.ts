@@ -4,6 +4,7 @@ import { escapeTerminal } from '../output/escape.js';
 import { discardingStream, processIO, withIO, type IO } from '../output/io.js';
 import { COMMANDS as WITHOUT_COMPLETION, COMPLETION_SUMMARY, type Entry } from './commands.js';
 import type { TraceSession } from './trace-file.js';
+import type { WatchSession } from './watch.js';
 import { useHelpLayout } from './help.js';
 import { VERSION } from './version.js';
 import { environmentHelp } from './environment.js';
@@ -82,20 +83,27 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   const commandIO: IO = withIO(io);
   const program = await buildProgram(argv, commandIO);
   let trace: TraceSession | undefined;
+  let watch: WatchSession | undefined;
   program.hook('preAction', async (_program, action) => {
     if (shareQuiet(program, action)) commandIO.stderr = discardingStream();
     // --no-color, before the command's name or after it, is NO_COLOR for whatever the command draws.
     if (action.opts<{ color?: boolean }>().color === false || program.opts<{ color?: boolean }>().color === false) commandIO.env = { ...commandIO.env, NO_COLOR: '1' };
     if (action.opts<{ trace?: unknown }>().trace !== undefined) trace = (await import('./trace-file.js')).startTrace(action, commandIO, VERSION);
+    const { ui, step, uiKeep } = action.opts<{ ui?: unknown; step?: unknown; uiKeep?: unknown }>();
+    if (ui !== undefined || step !== undefined || uiKeep !== undefined) watch = await (await import('./watch.js')).startWatch(action, commandIO, VERSION);
   });
   // Commands set process-independent exit codes through this slot.
   let code: number;
+  let failure: unknown;
   try {
     await program.parseAsync([...argv], { from: 'user' });
     code = exitCodeOf(program);
   } catch (err) {
+    failure = err;
     code = reportError(err, io, argv);
   }
+  // --ui: the page shows how the command ended, and stays --ui-keep seconds.
+  await watch?.end(code, failure);
   // --trace: written however the command ended (a failed flow is when it helps most).
   return trace
     ? trace.save().then(

@@ -14,8 +14,8 @@ export interface TraceSession {
 export function startTrace(action: Command, io: IO, version: string): TraceSession | undefined {
   const { trace: file, showSecrets } = action.opts<{ trace?: string; showSecrets?: boolean }>();
   if (typeof file !== 'string') return undefined;
-  const recorder = new HarRecorder();
-  io.har = recorder;
+  // --ui may have started the recorder already: one recorder for the page and the file.
+  const recorder = (io.har ??= new HarRecorder());
   return {
     async save() {
       const { writeFileAtomic } = await import('../store/atomic-file.js');

@@ -5,6 +5,7 @@ import type { TokenResponse } from '../oauth/token-request.js';
 import { harClock } from '../output/har.js';
 import type { IO } from '../output/io.js';
 import { redactParams } from '../output/redact.js';
+import { holdRequest, STEP_TITLES } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
 import { narrateTokenResponse, warnScopesNotGranted } from '../output/tokens.js';
 import type { FlowConfig } from './flow-config.js';
@@ -46,7 +47,11 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
   const receiver = await (options.receiveRedirect ?? ((c: FlowConfig) => startRedirectListener({ redirectUri: c.redirectUri, expectedState: c.state, har: renderer.har })))(config);
   try {
     const { prepareAuthorizationUrl } = await import('./pushed-authorization.js');
-    const authorizationUrl = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
+    const prepared = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
+    // --step: the person may edit the query before the user agent is sent there (RFC 6749 section 4.1.1).
+    const held = await holdRequest(renderer.har, 'authorization', STEP_TITLES.authorization!, { method: 'GET', url: prepared, headers: [] });
+    const authorizationUrl = held.request.url;
+    if (held.edits.length > 0) renderer.warn(`you changed the authorization request before it was sent: ${held.edits.join('; ')}`);
 
     renderer.step('Authorization request');
     renderer.info(`GET ${config.authorizationEndpoint}`);
@@ -65,9 +70,10 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
       status: 0,
       responseHeaders: [],
       responseBody: '',
+      edits: held.edits.length > 0 ? held.edits : undefined,
     });
 
-    const capture = await waitForRedirect(options, receiver, authorizationUrl);
+    const capture = await holdRedirect(renderer, await waitForRedirect(options, receiver, authorizationUrl));
 
     renderer.step('Redirect received');
     renderer.info(`${capture.method} ${capture.url.split(/[?#]/)[0]} (parameters in the ${capture.via === 'form_post' ? 'form body' : capture.via})`);
@@ -128,6 +134,23 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
     clearTimeout(timer);
     controller.abort(new FlowError('the flow ended'));
   }
+}
+
+/**
+ * --step: the redirect as it came back, before the client reads it (RFC 6749 section 4.1.2); the
+ * person may change what the client will take from it (a code, a state) to see what follows.
+ */
+async function holdRedirect(renderer: Renderer, capture: RedirectCapture): Promise<RedirectCapture> {
+  if (renderer.har?.stepper === undefined) return capture;
+  const url = new URL(capture.url.split('#')[0]!);
+  url.search = new URLSearchParams(Object.entries(capture.params)).toString();
+  const { request, edits } = await holdRequest(renderer.har, 'callback', STEP_TITLES.callback!, { method: 'GET', url: url.href, headers: [] });
+  if (edits.length === 0) return capture;
+  renderer.warn(`you changed the redirect before the client read it: ${edits.join('; ')}`);
+  const seen = renderer.har.exchanges.findLast((x) => x.actor === 'listener');
+  if (seen) seen.edits = edits;
+  renderer.har.changed();
+  return { ...capture, params: Object.fromEntries(new URL(request.url).searchParams) };
 }
 
 /** State first: a mismatch means nothing in the redirect is used, and no token request is sent. */

@@ -1,6 +1,7 @@
 import { FlowError } from '../errors.js';
 import { redactForm, redactHeaderValue, redactParams, redactUrl } from '../output/redact.js';
-import { harClock, type HarActor } from '../output/har.js';
+import { harClock, stepOf, type HarActor } from '../output/har.js';
+import { holdRequest, STEP_TITLES, StepSkipped } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
 import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
@@ -81,8 +82,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         ? Promise.resolve(createNodeTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate }))
         : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate, proxy, timeoutMs })));
 
-  async function request(target: string | URL, req: HttpRequestOptions = {}): Promise<HttpResponse> {
-    const url = String(target);
+  async function request(target: string | URL, asked: HttpRequestOptions = {}): Promise<HttpResponse> {
+    const held = await holdForStep(renderer, options.actor ?? 'client', String(target), asked);
+    const { url, req, edits } = held;
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = { 'user-agent': 'oauthctl', ...req.headers };
     traceRequest(renderer, method, url, headers, req.body, options.secrets ?? []);
@@ -102,6 +104,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         responseHeaders: Object.entries(responseHeaders).flatMap(([n, v]) => (n === 'set-cookie' ? v.split('\n') : [v]).map((value): [string, string] => [n, value])),
         responseBody: body,
         error,
+        edits: edits.length > 0 ? edits : undefined,
       });
     let res;
     try {
@@ -139,6 +142,43 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (transport) await (await transport).close();
     },
   };
+}
+
+/**
+ * --step: the client's own requests wait for the person, who may send, edit, skip or abort
+ * (src/output/step.ts); a skipped one is recorded as not sent and fails as if no answer came.
+ */
+async function holdForStep(renderer: Renderer | undefined, actor: HarActor, url: string, req: HttpRequestOptions): Promise<{ url: string; req: HttpRequestOptions; edits: string[] }> {
+  const har = renderer?.har;
+  if (har?.stepper === undefined || actor !== 'client') return { url, req, edits: [] };
+  const method = (req.method ?? 'GET').toUpperCase();
+  const headers = Object.entries({ 'user-agent': 'oauthctl', ...req.headers }).flatMap(([n, v]) => (Array.isArray(v) ? v : [v]).map((value): [string, string] => [n, value]));
+  const step = stepOf({ actor, method, url, requestBody: req.body, requestHeaders: headers });
+  try {
+    const { request, edits } = await holdRequest(har, step, STEP_TITLES[step] ?? 'request', { method, url, headers, body: req.body });
+    if (edits.length === 0) return { url, req, edits };
+    renderer?.warn(`you changed the ${STEP_TITLES[step] ?? 'request'} before it was sent: ${edits.join('; ')}`);
+    const edited: Record<string, string[]> = {};
+    for (const [name, value] of request.headers) (edited[name] ??= []).push(value);
+    return { url: request.url, req: { ...req, method: request.method, headers: edited, body: request.body }, edits };
+  } catch (err) {
+    if (err instanceof StepSkipped) {
+      har.record({
+        actor,
+        startedAt: harClock(),
+        durationMs: 0,
+        method,
+        url,
+        requestHeaders: headers,
+        requestBody: req.body,
+        status: 0,
+        responseHeaders: [],
+        responseBody: '',
+        error: 'not sent: skipped (--step)',
+      });
+    }
+    throw err;
+  }
 }
 
 /** One line for a failed request: what happened and what to try. */

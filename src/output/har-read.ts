@@ -22,6 +22,10 @@ export interface TraceEntry {
   error?: string | undefined;
   /** The client sending the user agent to the authorization endpoint (no response of its own). */
   handoff: boolean;
+  /** --step: the person's changes before it was sent, a line each. */
+  edited?: string[] | undefined;
+  /** The audit probe it was made for. */
+  probe?: string | undefined;
 }
 
 export interface TraceFile {
@@ -52,6 +56,11 @@ export function readHar(source: string): TraceFile {
   } catch (err) {
     throw new NotAHarError(`it is not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
+  return readHarDocument(doc);
+}
+
+/** The same for a document already parsed (the --ui page reads the HAR it builds). */
+export function readHarDocument(doc: unknown): TraceFile {
   const log = isObject(doc) ? doc.log : undefined;
   if (!isObject(log) || !Array.isArray(log.entries)) throw new NotAHarError('it has no log.entries array, as HAR 1.2 has');
   const entries: TraceEntry[] = [];
@@ -93,6 +102,8 @@ function entryOf(raw: unknown, i: number): TraceEntry {
     responseMimeType: text(content?.mimeType, 256),
     handoff: ours.handoff === true,
     ...(error ? { error } : {}),
+    ...(Array.isArray(ours.edited) ? { edited: ours.edited.slice(0, 50).map((line) => text(line)) } : {}),
+    ...(typeof ours.probe === 'string' ? { probe: text(ours.probe, 128) } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { Stepper } from './step.js';
+
 /**
  * `--trace FILE`: every HTTP exchange of a command, as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/).
  * The HTTP client, the headless agent and the loopback listener record into one HarRecorder; the
@@ -27,6 +29,20 @@ export interface RecordedExchange {
    * the request as the client made it; the answer goes to the browser, which oauthctl sees only with --headless.
    */
   handoff?: boolean | undefined;
+  /** --step: what the person changed before it was sent, a line each (`scope: "a b" -> "a"`). */
+  edits?: string[] | undefined;
+  /** The audit probe it was made for (the recorder's group when it was recorded). */
+  group?: string | undefined;
+}
+
+/** An audit probe as the live page shows it: its exchanges are those recorded while it ran. */
+export interface RecordedGroup {
+  id: string;
+  title: string;
+  category: string;
+  /** Set when it has finished: pass, fail, warn or skip, and the line that says why. */
+  status?: string | undefined;
+  detail?: string | undefined;
 }
 
 /** The epoch milliseconds of process.hrtime's zero, taken on first use. */
@@ -48,6 +64,14 @@ export class HarRecorder {
   /** Values to scrub wherever they appear, whatever their field is called (a login form's password). */
   readonly secrets = new Set<string>();
   private readonly underWay = new Set<Promise<void>>();
+  private readonly watchers = new Set<() => void>();
+  /** --step: asked before each request of the flow is sent (src/output/step.ts). */
+  stepper?: Stepper | undefined;
+  /** The audit's probes, in the order they started; `current` is the one running. */
+  readonly groups: RecordedGroup[] = [];
+  private current?: RecordedGroup | undefined;
+  /** How the command ended, once it has (the live page shows it): undefined while it runs. */
+  ending?: { code: number; message?: string | undefined } | undefined;
 
   /** Work that records more after the flow went on (a browser finishing its last requests): the file waits for it. */
   later(work: Promise<unknown>): void {
@@ -65,7 +89,37 @@ export class HarRecorder {
   }
 
   record(exchange: RecordedExchange): void {
-    this.exchanges.push(exchange);
+    this.exchanges.push(this.current && exchange.group === undefined ? { ...exchange, group: this.current.id } : exchange);
+    this.changed();
+  }
+
+  /** --ui: called after each change (an exchange, a probe starting or ending, the command's end); returns the unsubscribe. */
+  watch(listener: () => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** A probe starts: the exchanges recorded until the next one are its. */
+  beginGroup(group: RecordedGroup): void {
+    this.current = { ...group };
+    this.groups.push(this.current);
+    this.changed();
+  }
+
+  endGroup(id: string, status: string, detail: string): void {
+    const group = this.groups.find((g) => g.id === id);
+    if (group) Object.assign(group, { status, detail });
+    if (this.current?.id === id) this.current = undefined;
+    this.changed();
+  }
+
+  end(code: number, message?: string): void {
+    this.ending = { code, message };
+    this.changed();
+  }
+
+  changed(): void {
+    for (const listener of this.watchers) listener();
   }
 
   addSecret(value: string): void {
@@ -100,6 +154,10 @@ export interface HarOauthctlFields {
   step: FlowStep;
   error?: string;
   handoff?: true;
+  /** --step: the person's changes to the request before it was sent. */
+  edited?: string[];
+  /** The audit probe the exchange was made for. */
+  probe?: string;
 }
 
 export interface HarNameValue {
@@ -134,6 +192,8 @@ export interface HarEntry {
     _error?: string;
   };
   cache: Record<string, never>;
+  /** HAR 1.2's free comment: an edited request says so here too. */
+  comment?: string;
   timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
   _oauthctl: HarOauthctlFields;
 }
@@ -236,8 +296,16 @@ function toEntry(x: RecordedExchange): HarEntry {
       ...(x.error !== undefined ? { _error: x.error } : {}),
     },
     cache: {},
+    ...(x.edits?.length ? { comment: `edited by the user before it was sent (--step): ${x.edits.join('; ')}` } : {}),
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: x.durationMs, receive: 0 },
-    _oauthctl: { actor: x.actor, step: stepOf(x), ...(x.error !== undefined ? { error: x.error } : {}), ...(x.handoff ? { handoff: true as const } : {}) },
+    _oauthctl: {
+      actor: x.actor,
+      step: stepOf(x),
+      ...(x.error !== undefined ? { error: x.error } : {}),
+      ...(x.handoff ? { handoff: true as const } : {}),
+      ...(x.edits?.length ? { edited: x.edits } : {}),
+      ...(x.group !== undefined ? { probe: x.group } : {}),
+    },
   };
 }
 

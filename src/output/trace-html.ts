@@ -3,6 +3,7 @@ import { requestParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { describeMessage, type SequenceDiagram } from './sequence-diagram.js';
 import { escapeMarkup, escapeMarkupBlock, renderSequenceSvg } from './sequence-svg.js';
 import { drawnEntries, entryFailed, traceDiagram } from './trace-diagram.js';
+import { STEP_NOTES } from './step-notes.js';
 
 /** Colours for both schemes, the diagram's classes, and print (every exchange shown, no links underlined). */
 const STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5f6368;--err:#b3261e;--line:#d0d4da;--card:#f6f8fa;--accent:#0b57d0}
@@ -20,15 +21,52 @@ details.exchange.failed{border-color:var(--err)}summary{cursor:pointer;font-weig
 table{border-collapse:collapse;width:100%;font-size:.875rem}th,td{text-align:left;vertical-align:top;padding:.15rem .5rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
 th{width:14rem;font-weight:600}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8125rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem;max-height:40rem;overflow:auto}
 code{overflow-wrap:anywhere}a{color:var(--accent)}
+.why{margin:.25rem 0;color:var(--muted)}.edited{border-left:3px solid var(--accent);padding-left:.5rem}details.probe{margin:.25rem 0}details.probe.failed>summary{color:var(--err)}
+#step form{border:2px solid var(--accent);border-radius:8px;padding:.5rem .75rem;margin:1rem 0;background:var(--card)}#step th{width:auto}#step input:not([type=checkbox]){font:inherit;width:100%;box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}#step label{white-space:nowrap}#step select{font:inherit}#step button{font:inherit;margin:.5rem .5rem 0 0;padding:.25rem 1rem}.status{font-weight:600}
 @media print{body{background:#fff;color:#000}.diagram{overflow:visible;border:0}.seq{max-width:100%;height:auto}details.exchange{break-inside:avoid}details::details-content{content-visibility:visible;display:block}pre{max-height:none}a{color:inherit;text-decoration:none}}`;
 
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+/** The CSP source that allows the page's one stylesheet, by its hash. */
+export const TRACE_STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 /** The CSP of the page: nothing loads, nothing runs; the one inline stylesheet is allowed by its hash. */
-export const TRACE_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
+export const TRACE_PAGE_CSP = `default-src 'none'; style-src ${TRACE_STYLE_SOURCE}; img-src 'none'; base-uri 'none'; form-action 'none'`;
+
+/** An audit probe on the page: its exchanges are those tagged with its id. */
+export interface TraceGroup {
+  id: string;
+  title: string;
+  category: string;
+  status?: string | undefined;
+  detail?: string | undefined;
+}
 
 /** `oauthctl trace FILE --html OUT`: one self-contained page, the diagram on top, every exchange below it. */
 export function renderTraceHtml(file: TraceFile, options: { title: string }): string {
+  return renderTracePage({ title: options.title, csp: TRACE_PAGE_CSP, body: `<main>\n<h1>${escapeMarkup(options.title)}</h1>\n${renderTraceFlow(file)}\n</main>` });
+}
+
+/** The document around a body: the one stylesheet, the CSP given, and scripts allowed by that CSP. */
+export function renderTracePage(options: { title: string; csp: string; body: string; script?: string; referrer?: 'no-referrer' | 'same-origin' }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${options.csp}">
+<meta name="referrer" content="${options.referrer ?? 'no-referrer'}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeMarkup(options.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${options.body}
+${options.script !== undefined ? `<script>${options.script}</script>` : ''}
+</body>
+</html>
+`;
+}
+
+/** The flow: what failed, the diagram, the audit's probes when there are, then every exchange. The live page redraws this part. */
+export function renderTraceFlow(file: TraceFile, options: { groups?: readonly TraceGroup[] | undefined; jwts?: readonly (readonly DecodedJwt[])[] | undefined } = {}): string {
   const diagram = traceDiagram(file);
   const drawn = drawnEntries(file);
   const firstFailure = drawn.find(({ entry }) => entryFailed(entry));
@@ -39,28 +77,36 @@ export function renderTraceHtml(file: TraceFile, options: { title: string }): st
     file.redacted === false ? '<p class="failed"><strong>This trace holds secrets</strong> (recorded with --show-secrets): do not share it.</p>' : '',
     file.omitted > 0 ? `<p class="muted">${file.omitted} more exchanges are in the file and left out here.</p>` : '',
   ].join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${TRACE_PAGE_CSP}">
-<meta name="referrer" content="no-referrer">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeMarkup(options.title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeMarkup(options.title)}</h1>
-<p class="muted">${file.entries.length} HTTP exchanges. Each arrow opens its request and response below.</p>
+  return `<p class="muted">${file.entries.length} HTTP exchanges. Each arrow opens its request and response below.</p>
 ${summary}${notes}
 <div class="diagram">${renderSequenceSvg(diagram, { title: 'Sequence diagram of the flow', id: 'diagram' })}</div>
+${probesSection(file, options.groups)}
 <h2>Exchanges</h2>
-${drawn.map(({ entry, index }) => exchangeSection(entry, index, diagram)).join('\n')}
-</main>
-</body>
-</html>
-`;
+${drawn.map(({ entry, index }) => exchangeSection(entry, index, diagram, options.jwts?.[index])).join('\n')}`;
+}
+
+/** An audit's exchanges by probe, the probes by category, each listing its exchanges (links to them below). */
+function probesSection(file: TraceFile, given: readonly TraceGroup[] | undefined): string {
+  const ids = [...new Set(file.entries.flatMap((e) => (e.probe !== undefined ? [e.probe] : [])))];
+  const groups: readonly TraceGroup[] = given ?? ids.map((id) => ({ id, title: id, category: 'probes' }));
+  if (groups.length === 0) return '';
+  const categories = [...new Set(groups.map((g) => g.category))];
+  const exchangesOf = (id: string) =>
+    file.entries.flatMap((e, i) => (e.probe === id ? [`<li><a href="#x${i + 1}">${i + 1}. ${escapeMarkup(`${e.method} ${e.url}`)}</a>${e.status ? `, ${e.status}` : ''}</li>`] : []));
+  return `<h2>Probes</h2>
+${categories
+  .map((category) => {
+    const rows = groups
+      .filter((g) => g.category === category)
+      .map((g) => {
+        const list = exchangesOf(g.id);
+        const status = g.status ?? (given ? 'running' : '');
+        return `<details class="probe${g.status === 'fail' ? ' failed' : ''}" id="p-${escapeMarkup(g.id)}"><summary>${escapeMarkup(status)} ${escapeMarkup(g.id)}: ${escapeMarkup(g.title)} <span class="muted">(${list.length} exchanges)</span></summary>${g.detail ? `<p>${escapeMarkup(g.detail)}</p>` : ''}${list.length ? `<ol>${list.join('')}</ol>` : ''}</details>`;
+      })
+      .join('\n');
+    return `<h3>${escapeMarkup(category)}</h3>\n${rows}`;
+  })
+  .join('\n')}`;
 }
 
 function failureText(e: TraceEntry): string {
@@ -70,14 +116,17 @@ function failureText(e: TraceEntry): string {
   return `HTTP ${e.status}${error ? `, ${error}` : ''}`;
 }
 
-function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram): string {
+function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram, jwts: readonly DecodedJwt[] | undefined): string {
   const ref = `x${index + 1}`;
   const at = diagram.messages.findIndex((m) => m.ref === ref);
   const title = at >= 0 ? describeMessage(diagram, diagram.messages[at]!, at).replace(/^\d+\. /, '') : `${e.method} ${e.url}`;
   const failed = entryFailed(e);
-  return `<details class="exchange${failed ? ' failed' : ''}"${failed ? ' open' : ''}>
-<summary>${index + 1}. ${failed ? '✗ ' : ''}${escapeMarkup(title)}${e.handoff ? '' : `, ${e.status === 0 ? 'no response' : e.status}`} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
+  const note = STEP_NOTES[e.step];
+  const edited = e.edited?.length ? `<p class="edited"><strong>Changed by you before it was sent (--step):</strong> ${escapeMarkup(e.edited.join('; '))}</p>` : '';
+  return `<details class="exchange${failed ? ' failed' : ''}" id="d-${ref}"${failed ? ' open' : ''}>
+<summary>${index + 1}. ${failed ? '✗ ' : ''}${e.edited?.length ? '✎ ' : ''}${escapeMarkup(title)}${e.handoff ? '' : `, ${e.status === 0 ? 'no response' : e.status}`} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
 <div class="exchange-body" id="${ref}">
+${note ? `<p class="why">${escapeMarkup(note)}</p>` : ''}${edited}${failed ? `<p class="failed"><strong>Failed here:</strong> ${escapeMarkup(failureText(e))}</p>` : ''}
 <h3>Request</h3>
 <p><code>${escapeMarkup(e.method)} ${escapeMarkup(e.url)}</code></p>
 ${table(
@@ -93,7 +142,7 @@ ${table(
   e.responseHeaders.map((h) => [h.name, h.value]),
 )}
 ${e.responseBody !== '' ? body('Response body', e.responseBody) : ''}
-${jwtSection(e)}
+${jwtSection(jwts ?? decodeJwts(e))}
 </div>
 </details>`;
 }
@@ -123,19 +172,32 @@ function pretty(text: string): string {
 
 const JWT = /\b(eyJ[A-Za-z0-9_-]{2,4096})\.(eyJ[A-Za-z0-9_-]{2,16384})\.([A-Za-z0-9_-]*|\[signature redacted\])/g;
 
-/** Every JWT in the exchange (tokens, ID tokens, DPoP proofs, assertions), decoded: header and claims. */
-function jwtSection(e: TraceEntry): string {
+/** A JWT's header and claims, each as indented JSON text: never its signature. */
+export interface DecodedJwt {
+  header: string;
+  payload: string;
+}
+
+/**
+ * Every JWT in the exchange (tokens, ID tokens, DPoP proofs, assertions), decoded. The --ui page
+ * decodes them before the exchange is redacted (a token's claims without its signature let no one
+ * use it), so that a redacted ID token can still be read there.
+ */
+export function decodeJwts(e: TraceEntry): DecodedJwt[] {
   const haystack = [e.url, ...e.requestHeaders.map((h) => h.value), e.requestBody ?? '', ...e.responseHeaders.map((h) => h.value), e.responseBody].join('\n');
   const found = new Set<string>();
   for (const m of haystack.matchAll(JWT)) {
     if (found.size >= 10) break;
     found.add(`${m[1]}.${m[2]}`);
   }
-  const decoded = [...found].flatMap((jwt) => {
+  return [...found].flatMap((jwt) => {
     const [header, payload] = jwt.split('.').map(decodePart);
-    return header === undefined || payload === undefined ? [] : [`<pre>${escapeMarkupBlock(`${header}\n${payload}`)}</pre>`];
+    return header === undefined || payload === undefined ? [] : [{ header, payload }];
   });
-  return decoded.length === 0 ? '' : `<h3>Decoded JWTs</h3>${decoded.join('')}`;
+}
+
+function jwtSection(decoded: readonly DecodedJwt[]): string {
+  return decoded.length === 0 ? '' : `<h3>Decoded JWTs</h3>${decoded.map(({ header, payload }) => `<pre>${escapeMarkupBlock(`${header}\n${payload}`)}</pre>${jwtTimes(payload)}`).join('')}`;
 }
 
 function decodePart(part: string | undefined): string | undefined {
@@ -145,4 +207,25 @@ function decodePart(part: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const TIME_CLAIMS = ['iat', 'nbf', 'auth_time', 'exp'] as const;
+
+/** The time claims of a JWT (RFC 7519 section 4.1.4 to 4.1.6) as dates, with the lifetime from iat to exp. */
+function jwtTimes(payload: string): string {
+  let claims: Record<string, unknown>;
+  try {
+    claims = JSON.parse(payload) as Record<string, unknown>;
+  } catch {
+    return '';
+  }
+  const times = TIME_CLAIMS.flatMap((name) => {
+    const value = claims[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > 8.64e12) return [];
+    return [`${name} ${new Date(value * 1000).toISOString().replace('.000', '')}`];
+  });
+  if (times.length === 0) return '';
+  const { iat, exp } = claims;
+  const lifetime = typeof iat === 'number' && typeof exp === 'number' ? `, valid for ${Math.round(exp - iat)} s` : '';
+  return `<p class="jwt-times">${escapeMarkup(times.join(' · ') + lifetime)}</p>`;
 }

@@ -145,7 +145,7 @@ describe('oauthctl trace FILE', () => {
     const page = readFileSync(out, 'utf8');
     expect(page).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'none'/);
     expect(page).toMatch(/The flow failed<\/strong> at <a href="#x5">exchange 5, refresh<\/a>: HTTP 400, invalid_grant/);
-    expect(page).toMatch(/<details class="exchange failed" open>/);
+    expect(page).toMatch(/<details class="exchange failed" id="d-x5" open>/);
   });
 
   it('--json prints the lifelines and arrows', async () => {

@@ -62,6 +62,7 @@ export class RequestLog {
   private readonly ring: (RecordedRequest | undefined)[];
   private next = 0;
   private lastId = 0;
+  private added = 0;
 
   constructor(private readonly capacity = REQUEST_LOG_SIZE) {
     this.ring = new Array<RecordedRequest | undefined>(capacity);
@@ -78,6 +79,7 @@ export class RequestLog {
    * living just long enough to be copied out of the young generation and then dying there.
    */
   add(entry: RecordedRequest): void {
+    this.added++;
     const slot = this.ring[this.next];
     if (slot) Object.assign(slot, entry);
     else this.ring[this.next] = entry;
@@ -97,6 +99,12 @@ export class RequestLog {
   clear(): void {
     this.ring.fill(undefined);
     this.next = 0;
+    this.added++;
+  }
+
+  /** Grows with each request kept and each clearing: the flows page's events tell a change by it. */
+  get count(): number {
+    return this.added;
   }
 }
 

@@ -158,6 +158,7 @@ function buildRoutes(): Routes {
     // The admin API (endpoints/admin/): control from a test, and the flows page.
     ['/_mock', { GET: lazy(admin, (m) => m.handleFlowsRedirect) }],
     ['/_mock/', { GET: lazy(admin, (m) => m.handleFlowsPage) }],
+    ['/_mock/events', { GET: lazy(admin, (m) => m.handleFlowsEvents) }],
     ['/_mock/tokens', { POST: lazy(admin, (m) => m.handleIssueToken) }],
     ['/_mock/next', { POST: lazy(admin, (m) => m.handleEnqueue) }],
     ['/_mock/requests', { GET: lazy(admin, (m) => m.handleRequests), DELETE: lazy(admin, (m) => m.handleClearRequests) }],

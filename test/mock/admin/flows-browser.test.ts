@@ -79,8 +79,11 @@ describe.skipIf(!haveChromium)('the flows page in Chromium', () => {
     const server = await startMock(undefined, { autoLogin: 'alice' });
     const { page, problems } = await open(`${server.authUrl}/_mock/`);
     expect(await page.getByText('No authorization request yet.').count()).toBe(1);
+    // The mark stays only if the page is redrawn in place (its events), not reloaded (the meta refresh, without JavaScript).
+    await page.evaluate(() => ((globalThis as { loadedOnce?: boolean }).loadedOnce = true));
     await fetch(authorizeUrl(server, pkceRequest(createPkcePair(), { state: 'while-open' })), { redirect: 'manual' });
     await page.waitForSelector('text=while-open', { timeout: 15_000 });
+    expect(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
     expect(await page.getByRole('heading', { level: 2, name: /photo-cli, code issued/ }).count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();

@@ -73,21 +73,27 @@ describe('GET /_mock/: the recent flows page', () => {
     await fetch(authorizeUrl(server, { client_id: '"><svg onload=alert(3)>', redirect_uri: REDIRECT_URI }), { redirect: 'manual' });
     await postForm(`${server.authUrl}/token`, { grant_type: '<b>bold</b>', client_id: 'photo-cli' });
     const { res, html } = await page(server);
-    // The one <svg> is the flow's diagram (oauthctl's own markup); nothing a client sent became a tag.
-    expect(html).not.toMatch(/<script|<img|<svg[^>]*onload|<b>/i);
+    // The one <svg> is the flow's diagram and the one <script> the page's own (allowed by its hash); nothing a client sent became a tag.
+    expect(html.match(/<script/gi)).toHaveLength(1);
+    expect(html).not.toMatch(/<script>alert|<img|<svg[^>]*onload|<b>/i);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;&#34;&#39;&#38;');
     expect(html).toContain('&#34;&#62;&#60;svg onload=alert(3)&#62;');
     expect(html).toContain('grant_type=&#60;b&#62;bold&#60;/b&#62;');
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toMatch(/default-src 'none'/);
-    expect(csp).not.toMatch(/script-src/);
+    // Scripts: only the page's own, by its hash; no inline script of anyone else's, no other source.
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
   });
 
-  it('updates itself by a meta refresh, which ?refresh=off pauses', async () => {
+  it('updates itself by its events (a meta refresh without JavaScript), which ?refresh=off pauses', async () => {
     const server = await startMock();
-    expect((await page(server)).html).toMatch(/<meta http-equiv="refresh" content="5">[\s\S]*<a href="\/_mock\/\?refresh=off">Pause updates<\/a>/);
+    expect((await page(server)).html).toMatch(
+      /<noscript><meta http-equiv="refresh" content="5"><\/noscript>[\s\S]*<a href="\/_mock\/\?refresh=off">Pause updates<\/a>[\s\S]*new EventSource\('\/_mock\/events'\)/,
+    );
     const paused = (await page(server, '?refresh=off')).html;
     expect(paused).not.toMatch(/http-equiv="refresh"/);
+    expect(paused).not.toMatch(/<script/);
     expect(paused).toMatch(/<a href="\/_mock\/">Resume updates<\/a>/);
     expect(paused).toMatch(/No authorization request yet/);
   });

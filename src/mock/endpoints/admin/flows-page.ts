@@ -1,8 +1,36 @@
+import { createHash } from 'node:crypto';
 import { respond, singleParams, STYLESHEET_PATH, type Exchange } from '../../core/http.js';
 import { escapeHtml } from '../../core/pages.js';
 import { paramsObject, type RecordedRequest } from '../../core/request-log.js';
 import { renderSequenceSvg } from '../../../output/sequence-svg.js';
 import { flowDiagram } from './flow-diagram.js';
+
+/**
+ * With JavaScript the page listens to /_mock/events and fetches itself again when a request is logged,
+ * then swaps in its new <main> (the server's HTML, escaped there); without it, a meta refresh.
+ */
+const LIVE_SCRIPT = `(() => {
+  const events = new EventSource('/_mock/events');
+  let busy = false;
+  let again = false;
+  async function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const answer = await fetch('/_mock/', { cache: 'no-store' });
+      if (!answer.ok) return;
+      const next = new DOMParser().parseFromString(await answer.text(), 'text/html').querySelector('main');
+      if (next) document.querySelector('main').replaceWith(next);
+    } catch {
+      // the mock has stopped: the page keeps what it last showed
+    } finally {
+      busy = false;
+      if (again) { again = false; void refresh(); }
+    }
+  }
+  events.addEventListener('change', () => void refresh());
+})();`;
+const SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(LIVE_SCRIPT).digest('base64')}'`;
 
 const MAX_FLOWS = 50;
 const MAX_OTHERS = 30;
@@ -36,8 +64,8 @@ export function recentFlows(entries: readonly RecordedRequest[]): { flows: Flow[
 /**
  * GET /_mock/: the recent flows as a timeline, newest first: each authorization request with its
  * parameters, then its login, consent, code and token request with their outcomes. Server-rendered,
- * no script (it updates itself by a meta refresh, which `?refresh=off` stops), everything escaped
- * (the parameters come from clients).
+ * everything escaped (the parameters come from clients); it updates itself as requests arrive (one
+ * script, allowed by its hash; a meta refresh without JavaScript), which `?refresh=off` stops.
  */
 export function sendFlowsPage(ex: Exchange): void {
   const paused = singleParams(ex.query).values.get('refresh') === 'off';
@@ -50,7 +78,7 @@ export function sendFlowsPage(ex: Exchange): void {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${paused ? '' : `<meta http-equiv="refresh" content="${REFRESH_SECONDS}">`}
+${paused ? '' : `<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>`}
 <title>Recent flows · oauthctl mock</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
@@ -58,12 +86,13 @@ ${paused ? '' : `<meta http-equiv="refresh" content="${REFRESH_SECONDS}">`}
 <main>
 <h1>Recent flows</h1>
 <p class="muted">${escapeHtml(ex.state.issuer)}: the last ${MAX_FLOWS} authorization requests, newest first, each with the requests that continued it.
-${paused ? `Updates are paused. <a href="/_mock/">Resume updates</a>` : `This page updates every ${REFRESH_SECONDS} seconds. <a href="/_mock/?refresh=off">Pause updates</a>`}</p>
+${paused ? `Updates are paused. <a href="/_mock/">Resume updates</a>` : `This page updates as requests arrive (every ${REFRESH_SECONDS} seconds without JavaScript). <a href="/_mock/?refresh=off">Pause updates</a>`}</p>
 ${flows.length === 0 ? '<p>No authorization request yet.</p>' : sections}
 <h2 id="others">Other requests</h2>
 ${others.length === 0 ? '<p>None yet.</p>' : stepsTable(others, 'Other requests, newest first', 'others')}
 </main>
 <p class="footer">oauthctl mock authorization server, for tests only</p>
+${paused ? '' : `<script>${LIVE_SCRIPT}</script>`}
 </body>
 </html>
 `;
@@ -74,7 +103,7 @@ ${others.length === 0 ? '<p>None yet.</p>' : stepsTable(others, 'Other requests,
     {
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Length': Buffer.byteLength(html),
-      'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+      'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; script-src ${SCRIPT_SOURCE}; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',

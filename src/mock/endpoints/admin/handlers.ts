@@ -1,6 +1,7 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
 import { addClient, addResource, addUser, clearRequests, decideCiba, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
+import { sendFlowsEvents } from './flows-events.js';
 import { sendFlowsPage } from './flows-page.js';
 import { findSession } from '../../core/sessions.js';
 import { MockAdminError, type EnqueueInput, type IssueTokenInput } from './input.js';
@@ -133,6 +134,8 @@ export const handleEndSession = admin((ex) => {
 
 /** GET /_mock/: the flows page (GET /_mock goes there). */
 export const handleFlowsPage = admin(sendFlowsPage);
+/** GET /_mock/events: the flows page's server-sent events, one each time a request is logged. */
+export const handleFlowsEvents = admin(sendFlowsEvents);
 export const handleFlowsRedirect = admin((ex) => {
   ex.log.outcome = 'ok';
   redirect(ex.res, '/_mock/', 301);

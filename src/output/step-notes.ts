@@ -1,0 +1,20 @@
+/** Each step of a flow in a line, with the section of the specification that defines it (the trace page's exchanges). */
+export const STEP_NOTES: Readonly<Record<string, string>> = {
+  discovery: 'The client reads the server’s metadata: its endpoints and what it supports (RFC 8414 section 3; OpenID Connect Discovery 1.0 section 4).',
+  jwks: 'The client fetches the server’s public keys, to check the signatures of its tokens (RFC 7517 section 5; RFC 8414 section 2, jwks_uri).',
+  par: 'The client pushes the authorization request to the server first and gets a request_uri to send the user with (RFC 9126 section 2).',
+  authorization: 'The client sends the user agent to the authorization endpoint with its request: client, redirect URI, scope, state, PKCE challenge (RFC 6749 section 4.1.1; RFC 7636 section 4.3).',
+  login: 'The user agent shows the server’s login or consent page and sends its form: between the user and the server, not OAuth itself (RFC 6749 section 4.1, step B).',
+  callback: 'The server sends the user agent back to the redirect URI with a code or an error, and the state to check (RFC 6749 section 4.1.2; RFC 9207 for iss).',
+  token: 'The client trades the code, with its PKCE code_verifier, for tokens at the token endpoint (RFC 6749 section 4.1.3; RFC 7636 section 4.5).',
+  refresh: 'The client trades a refresh token for a new access token (RFC 6749 section 6).',
+  'client-credentials': 'The client asks for a token for itself, with its own credentials (RFC 6749 section 4.4).',
+  'token-exchange': 'The client trades one token for another, for another audience or with less scope (RFC 8693 section 2).',
+  'device-authorization': 'The client asks for a device code and a user code for the user to enter elsewhere (RFC 8628 section 3.1).',
+  registration: 'The client registers itself with the server and gets its client_id (RFC 7591 section 3).',
+  introspection: 'A token is sent to the server to learn whether it is active and what it allows (RFC 7662 section 2).',
+  revocation: 'A token is sent to the server to be revoked (RFC 7009 section 2).',
+  userinfo: 'The client asks the UserInfo endpoint for the user’s claims with the access token (OpenID Connect Core 1.0 section 5.3).',
+  'end-session': 'The user agent is sent to the server to end the session (OpenID Connect RP-Initiated Logout 1.0 section 2).',
+  resource: 'The client calls the resource with the access token (RFC 6750 section 2; RFC 9449 for DPoP).',
+};

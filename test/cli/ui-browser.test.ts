@@ -1,0 +1,198 @@
+// `--ui` and `--step` in Chromium: the built CLI runs against the mock (or a hostile server) and the
+// page it prints is opened in Debian's Chromium through playwright-core, as the other page tests do.
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMockServer } from '../../src/mock/index.js';
+import { ROOT } from '../helpers/cli.js';
+import { startCli, stopAllClis } from '../helpers/live-cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+
+const LOGIN = ['login', '--client-id', 'photo-cli', '--scope', 'openid photo', '--headless', '--username', 'alice', '--password', 'wonderland'];
+const UI_URL = /^ui: (http:\/\/127\.0\.0\.1:\d+\/ui\/[\w-]+\/)$/m;
+
+/** What the tests read of the page's globals (the functions run in the page; the casts are for TypeScript only). */
+interface PageGlobals {
+  loadedOnce?: boolean;
+  pwned?: number;
+}
+
+/** Asks the page again until the answer satisfies the test (a navigation in between is one more try), within the time given. */
+async function pageUntil<T>(ask: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await ask().catch(() => undefined);
+    if (value !== undefined && ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`the page did not get there in ${timeoutMs} ms (last: ${String(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
+  let browser: Browser;
+  const closers: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 60_000);
+
+  afterEach(async () => {
+    await stopAllClis();
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function open(url: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    closers.push(() => page.close());
+    const problems: string[] = [];
+    page.on('console', (m) => (m.type() === 'error' || /Content Security Policy|Refused/.test(m.text())) && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(url);
+    return { page, problems };
+  }
+
+  const status = (page: Page) => page.locator('#status').textContent({ timeout: 1000 });
+
+  it('login --ui --headless: the page draws each exchange as it happens, without a reload, the ID token decoded', async () => {
+    const mock = await createMockServer({});
+    closers.push(() => mock.close());
+    // The token endpoint, through a relay that holds the token request until the test lets it go:
+    // the page is open, and has drawn the rest, while the flow waits there.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const relay = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void released
+          .then(() => fetch(`${mock.issuer}/token`, { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }))
+          .then(async (answer) => res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text()));
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => relay.close(() => resolve())));
+    const tokenEndpoint = `http://127.0.0.1:${(relay.address() as AddressInfo).port}/token`;
+    const cli = startCli([...LOGIN, '--issuer', mock.issuer, '--token-endpoint', tokenEndpoint, '--ui', '--ui-keep', '300']);
+    const [, url] = await cli.waitForStderr(UI_URL);
+    const { page, problems } = await open(url!);
+    await page.evaluate(() => ((globalThis as PageGlobals).loadedOnce = true));
+    // Drawn as it happened: the redirect is there, the token request not yet.
+    await page.locator('details.exchange > summary', { hasText: '(listener, callback' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('details.exchange > summary', { hasText: '(client, token' }).count()).toBe(0);
+    const before = await page.locator('details.exchange').count();
+    release();
+    await pageUntil(
+      () => status(page),
+      (text) => text === 'The command finished.',
+    );
+    // The same document all along: it grew by the server's events.
+    expect(await page.evaluate(() => (globalThis as PageGlobals).loadedOnce)).toBe(true);
+    const summaries = await page.locator('details.exchange > summary').allTextContents();
+    expect(summaries.length).toBeGreaterThan(before);
+    for (const step of ['(client, discovery', '(client, authorization', '(user-agent, login', '(listener, callback', '(client, token', '(client, jwks']) {
+      expect(
+        summaries.some((s) => s.includes(step)),
+        `${step} in ${summaries.join(' | ')}`,
+      ).toBe(true);
+    }
+    // Every exchange is an arrow of the diagram (a request and its answer; the handoff one arrow).
+    expect(await page.locator('svg#diagram a').count()).toBe(summaries.length * 2 - 1);
+    // The token exchange, opened: its step explained with its section, the ID token decoded with its times.
+    const token = page.locator('details.exchange', { has: page.locator('summary', { hasText: '(client, token' }) });
+    await token.locator('summary').click();
+    await expect.poll(() => token.locator('.why').textContent()).toContain('RFC 6749 section 4.1.3');
+    const decoded = (await token.locator('pre').allTextContents()).join('\n');
+    expect(decoded).toContain('"aud": "photo-cli"');
+    expect(decoded).toContain('"nonce"');
+    expect(await token.locator('.jwt-times').first().textContent()).toMatch(/^iat \d{4}-\d\d-\d\dT[\d:]+Z · (auth_time \S+ · )?exp \d{4}-\d\d-\d\dT[\d:]+Z, valid for 3600 s$/);
+    // The HAR can be saved from the page: the link serves the recording, secrets redacted.
+    expect(await page.getAttribute('a[download]', 'href')).toBe('trace.har');
+    const har = (await page.evaluate(() => fetch('trace.har').then((r) => r.json()))) as { log: { entries: unknown[]; _oauthctl: { redacted: boolean } } };
+    expect(har.log.entries.length).toBe(summaries.length + 1);
+    expect(har.log._oauthctl.redacted).toBe(true);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('login --ui --step: walked with the page’s buttons, the scope edited on the authorization request; the token has it', async () => {
+    const mock = await createMockServer({});
+    closers.push(() => mock.close());
+    const cli = startCli([...LOGIN, '--issuer', mock.issuer, '--ui', '--step', '--json', '--ui-keep', '300']);
+    const [, url] = await cli.waitForStderr(UI_URL);
+    const { page, problems } = await open(url!);
+    const stops: string[] = [];
+    let last = '';
+    for (;;) {
+      await pageUntil(
+        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
+        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
+      );
+      if (/finished|failed/.test((await status(page)) ?? '')) break;
+      last = (await page.getAttribute('#step', 'data-held')) ?? '';
+      const title = (await page.locator('#held-title').textContent()) ?? '';
+      stops.push(title);
+      if (title.startsWith('Waiting for you: authorization request')) {
+        expect(await page.inputValue('input[aria-label="scope"]')).toBe('openid photo');
+        // The secrets of a request are read-only on the page (here: none in the query; the token request's come next).
+        await page.fill('input[aria-label="scope"]', 'openid');
+      }
+      if (title.startsWith('Waiting for you: token request')) {
+        // The code verifier is a secret: shown redacted, read-only.
+        expect(await page.inputValue('input[aria-label="code_verifier"]')).toBe('[redacted]');
+        expect(await page.getAttribute('input[aria-label="code_verifier"]', 'readonly')).not.toBeNull();
+        // docs/ui.md's picture: OAUTHCTL_DOCS_SCREENSHOTS=1 npx vitest run test/cli/ui-browser.test.ts
+        if (process.env.OAUTHCTL_DOCS_SCREENSHOTS === '1') await page.screenshot({ path: join(ROOT, 'docs', 'images', 'ui-step.png'), fullPage: true });
+      }
+      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
+    }
+    expect(await status(page)).toBe('The command finished.');
+    expect(stops.map((s) => s.replace(/^Waiting for you: (.*?) \(.*$/, '$1'))).toEqual(
+      expect.arrayContaining(['discovery request', 'authorization request', 'redirect back to the client', 'token request']),
+    );
+    // The page marks the person's change where it was made.
+    await page.reload();
+    const handoff = page.locator('details.exchange', { has: page.locator('summary', { hasText: '✎' }) });
+    expect(await handoff.count()).toBe(1);
+    await handoff.locator('summary').click();
+    expect(await handoff.locator('.edited').textContent()).toBe('Changed by you before it was sent (--step): query scope: "openid photo" -> "openid"');
+    expect(problems).toEqual([]);
+    // The token has the edited scope.
+    await cli.stop();
+    const tokens = JSON.parse(cli.stdout()) as { scope: string; access_token: string };
+    expect(tokens.scope).toBe('openid');
+    expect((JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { scope: string }).scope).toBe('openid');
+  }, 120_000);
+
+  it('a <script> in a server’s error_description is shown as text and never runs (CSP and escaping)', async () => {
+    const hostile = createServer((_req, res) => {
+      const body = JSON.stringify({ error: 'invalid_client', error_description: '<script>window.pwned = 1; document.title = "pwned"</script><img src=x onerror="window.pwned = 2">\u001b[2J' });
+      res.writeHead(400, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => hostile.close(() => resolve())));
+    const token = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/token`;
+    const cli = startCli(['client-credentials', '--token-endpoint', token, '--client-id', 'svc', '--client-secret', 'x', '--ui', '--ui-keep', '300'], { BROWSER: 'true' });
+    const [, url] = await cli.waitForStderr(UI_URL);
+    await cli.waitForStderr(/ui: the page stays/);
+    const { page, problems } = await open(url!);
+    await page.locator('details.exchange.failed').first().waitFor();
+    expect(await page.locator('main').textContent()).toContain('<script>window.pwned = 1;');
+    expect(await page.evaluate(() => (globalThis as PageGlobals).pwned)).toBeUndefined();
+    expect(await page.title()).toBe('oauthctl client-credentials');
+    // Nothing the server sent became an element, so the CSP had nothing to refuse either.
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
