@@ -9,6 +9,7 @@ import { addCommonOptions, parseInteger, parseHttpUrl, setExitCode, type CommonO
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
 import type { IO } from '../output/io.js';
+import { escapeForStream } from '../output/escape.js';
 import { addHeadlessOptions, headlessUserAgentFor, wantsHeadless, type HeadlessOptionsInput } from './headless-options.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -129,7 +130,8 @@ async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string
     printTokensJson();
     renderer.info(res.body);
   } else {
-    io.stdout.write(res.body.endsWith('\n') || res.body === '' ? res.body : `${res.body}\n`);
+    // Escaped on a terminal, byte for byte when piped, as `call URL` prints it.
+    io.stdout.write(escapeForStream(io.stdout, res.body.endsWith('\n') || res.body === '' ? res.body : `${res.body}\n`));
   }
   if (res.status >= 400) {
     const challenge = res.headers['www-authenticate'];
