@@ -112,7 +112,7 @@ export async function loginNow(options: LoginOptions, io: IO, deps: LoginDepende
 
 /** The system browser, with --no-browser the URL printed on stderr, with --headless the built-in agent. */
 export async function chooseUserAgent(options: LoginOptions, io: IO): Promise<UserAgent> {
-  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env);
+  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env, async (url, given) => (await import('./prompt.js')).askAccount(io, url, given));
   if (options.browser === false) return (await import('../agent/print-url.js')).printUrlUserAgent;
   return (await import('../agent/browser.js')).systemBrowserUserAgent;
 }

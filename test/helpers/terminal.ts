@@ -9,26 +9,28 @@ const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 /**
  * Runs the built CLI on a terminal (`script -qec`): everything it wrote to stdout and stderr, as the
- * terminal received it. `input` is typed once `typeWhen` matches what was shown (or at once).
+ * terminal received it. Each of `typing` is typed once the terminal has shown what its `when` matches
+ * (after what the previous one matched), as a user answers the questions one by one.
  */
-export function runCliOnTerminal(args: readonly string[], options: { env?: Record<string, string>; input?: string; typeWhen?: RegExp } = {}): Promise<{ code: number | null; shown: string }> {
+export function runCliOnTerminal(args: readonly string[], options: { env?: Record<string, string>; typing?: { when: RegExp; type: string }[] } = {}): Promise<{ code: number | null; shown: string }> {
   const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { ...cliEnv(options.env), TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const typing = [...(options.typing ?? [])];
     let shown = '';
-    let typed = options.input === undefined;
-    const maybeType = () => {
-      if (typed || (options.typeWhen !== undefined && !options.typeWhen.test(shown))) return;
-      typed = true;
-      child.stdin.write(options.input);
-    };
+    let seen = 0;
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       shown += d;
-      maybeType();
+      const next = typing[0];
+      const at = next ? shown.slice(seen).search(next.when) : -1;
+      if (next && at >= 0) {
+        seen += at + 1;
+        typing.shift();
+        child.stdin.write(next.type);
+      }
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, shown }));
-    maybeType();
   });
 }
 
