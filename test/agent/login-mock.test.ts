@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,9 @@ import { run } from '../../src/cli/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from './helpers/io.js';
 import { startFormServer, type FormServer } from './helpers/form-server.js';
+
+// Chromium under load (other test runs beside this one) takes seconds per step.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 
 let mock: MockServer;
 beforeAll(async () => {
