@@ -64,15 +64,12 @@ describe('login --headless against the built-in mock', () => {
     expect(io.err()).not.toContain('not-it');
   });
 
-  it('without --username or --password exits 2 with one line before anything is sent', async () => {
-    for (const args of [
-      ['--password', 'x'],
-      ['--username', 'alice'],
-    ]) {
+  it('without --username or --password, not on a terminal: the login form is one line naming both options, exit 2', async () => {
+    for (const args of [['--password', 'x'], ['--username', 'alice'], []]) {
       const io = memoryIO();
-      const code = await run(login('--client-id', 'photo-cli', '--pkce', '--headless', ...args), io);
+      const code = await run(login('--client-id', 'photo-cli', '--pkce', '--scope', 'photo', '--headless', ...args), io);
       expect(code).toBe(2);
-      expect(io.err()).toMatch(/^oauthctl: error: --headless needs --(username|password) \(give --\w+ or set OAUTHCTL_(USERNAME|PASSWORD)\)\n$/);
+      expect(io.err()).toMatch(/\noauthctl: error: the server at \S+ asks for a login \(give --username and --password \(or OAUTHCTL_USERNAME and OAUTHCTL_PASSWORD\)\)\n$/);
     }
     const io = memoryIO();
     expect(await run(login('--client-id', 'photo-cli', '--username', 'alice'), io)).toBe(2);
