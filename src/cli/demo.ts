@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addCommonOptions, parseInteger, setExitCode, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
+import { canShowBrowser } from '../agent/browser.js';
 
 export interface DemoOptions extends CommonOptions {
   /** false with --no-browser */
@@ -26,7 +27,7 @@ export async function runDemo(options: DemoOptions, io: IO): Promise<number> {
   if (options.mcp === true) return (await import('./demo-mcp.js')).runMcpDemo(options, io, renderer, DEMO_USER);
   const mock = await createMockServer();
   try {
-    const headless = options.headless === true || (options.browser !== false && !canOpenBrowser(io.env));
+    const headless = options.headless === true || (options.browser !== false && !canShowBrowser(io.env));
     renderer.step('Built-in mock authorization server');
     renderer.info(`issuer and auth_url ${mock.authUrl}, protected API ${mock.baseUrl}`);
     renderer.info(`public client ${DEMO_CLIENT_ID} (no secret, PKCE required); user ${DEMO_USER.username}, password ${DEMO_USER.password}`);
@@ -59,13 +60,6 @@ export async function runDemo(options: DemoOptions, io: IO): Promise<number> {
   } finally {
     await mock.close();
   }
-}
-
-/** Whether a browser can be shown: BROWSER is set, or a desktop session exists (macOS and Windows always have one). */
-function canOpenBrowser(env: NodeJS.ProcessEnv): boolean {
-  if (env.BROWSER) return true;
-  if (process.platform !== 'linux') return true;
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
 export function register(program: Command, io: IO): void {

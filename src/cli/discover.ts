@@ -70,7 +70,8 @@ export function describeChain(chain: DiscoveryChain): string {
   }
   lines.push(chain.findings.length === 0 ? '==> No inconsistency found' : `==> ${chain.findings.length} finding(s)`);
   for (const f of chain.findings) lines.push(`    ${f.level === 'error' ? '✗' : '!'} ${v(f.text)} (${f.rule})`);
-  lines.push(chain.ok ? 'the chain holds' : 'the chain breaks');
+  const warnings = chain.findings.filter((f) => f.level !== 'error').length;
+  lines.push(!chain.ok ? 'the chain breaks' : warnings > 0 ? `the chain holds, with ${warnings} warning(s) to check (!)` : 'the chain holds');
   return `${lines.join('\n')}\n`;
 }
 

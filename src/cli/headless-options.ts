@@ -52,8 +52,13 @@ export function addHeadlessOptions(cmd: Command, env: NodeJS.ProcessEnv): Comman
   cmd.addOption(new Option('--consent <ANSWER>', 'answer to the consent page with --headless (default approve)').choices(['approve', 'deny']));
   addBrowserDriverOptions(cmd);
   return cmd.hook('preAction', async (_, action) => {
-    const raw = action.opts<HeadlessOptionsInput>();
+    const raw = action.opts<HeadlessOptionsInput & { device?: boolean }>();
     if (!wantsHeadless(raw)) return;
+    // The built-in agent asks for the account only when a login form appears; the others need it now.
+    if (raw.device !== true && raw.browserDriver === undefined) {
+      checkHeadlessChoices(raw);
+      return;
+    }
     const settings = resolveHeadlessOptions(raw, env);
     if (settings.browserDriver) await (await import('../agent/browser-driver.js')).checkBrowserDriver(settings.browserPath, env);
   });
@@ -69,6 +74,15 @@ export function resolveHeadlessOptions(raw: HeadlessOptionsInput, env: NodeJS.Pr
   if (password === undefined) {
     throw new UsageError(`${command} needs --password`, `give --password or set ${PASSWORD_ENV}`);
   }
+  const consent = checkHeadlessChoices(raw);
+  const settings: HeadlessSettings = { username, password, consent, insecure: raw.insecure === true };
+  if (raw.browserDriver === 'chromium') settings.browserDriver = 'chromium';
+  if (raw.browserPath !== undefined) settings.browserPath = raw.browserPath;
+  return settings;
+}
+
+/** The options beside the account: --consent, --browser-driver, --browser-path; the consent decision. */
+function checkHeadlessChoices(raw: HeadlessOptionsInput): ConsentDecision {
   const consent = raw.consent ?? 'approve';
   if (consent !== 'approve' && consent !== 'deny') throw new UsageError(`--consent must be approve or deny, got ${JSON.stringify(consent)}`);
   if (raw.browserDriver !== undefined && raw.browserDriver !== 'chromium') {
@@ -77,10 +91,7 @@ export function resolveHeadlessOptions(raw: HeadlessOptionsInput, env: NodeJS.Pr
   if (raw.browserPath !== undefined && raw.browserDriver === undefined) {
     throw new UsageError('--browser-path needs --browser-driver chromium');
   }
-  const settings: HeadlessSettings = { username, password, consent, insecure: raw.insecure === true };
-  if (raw.browserDriver === 'chromium') settings.browserDriver = 'chromium';
-  if (raw.browserPath !== undefined) settings.browserPath = raw.browserPath;
-  return settings;
+  return consent;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -96,13 +107,25 @@ export function wantsHeadless(raw: HeadlessOptionsInput): boolean {
   return false;
 }
 
-/** The headless user agent (or the Chromium driver) for these options, its code loaded only now. */
-export async function headlessUserAgentFor(raw: HeadlessOptionsInput, env: NodeJS.ProcessEnv): Promise<UserAgent> {
-  const settings = resolveHeadlessOptions(raw, env);
-  if (settings.browserDriver === 'chromium') {
-    const { createBrowserUserAgent } = await import('../agent/browser-driver.js');
-    return createBrowserUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, browserPath: settings.browserPath });
+/**
+ * The headless user agent (or the Chromium driver) for these options, its code loaded only now. The
+ * built-in agent takes the account from the options or the environment, and asks for what is missing
+ * only when a page asks for a login (`askAccount`).
+ */
+export async function headlessUserAgentFor(raw: HeadlessOptionsInput, env: NodeJS.ProcessEnv, askAccount?: AskAccount): Promise<UserAgent> {
+  if (raw.browserDriver === 'chromium' || askAccount === undefined) {
+    const settings = resolveHeadlessOptions(raw, env);
+    if (settings.browserDriver === 'chromium') {
+      const { createBrowserUserAgent } = await import('../agent/browser-driver.js');
+      return createBrowserUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, browserPath: settings.browserPath });
+    }
   }
+  const username = nonEmpty(raw.username) ?? nonEmpty(env[USERNAME_ENV]);
+  const password = raw.password ?? nonEmpty(env[PASSWORD_ENV]);
+  const consent = checkHeadlessChoices(raw);
   const { createHeadlessUserAgent } = await import('../agent/headless/agent.js');
-  return createHeadlessUserAgent({ username: settings.username, password: settings.password, consent: settings.consent, httpOptions: { insecure: settings.insecure, timeoutMs: httpTimeoutMs(raw) } });
+  return createHeadlessUserAgent({ username, password, consent, askCredentials: askAccount, httpOptions: { insecure: raw.insecure === true, timeoutMs: httpTimeoutMs(raw) } });
 }
+
+/** Asks for the account a login page wants: what `given` lacks, both at once. */
+export type AskAccount = (url: string, given: { username?: string | undefined; password?: string | undefined }) => Promise<{ username: string; password: string }>;

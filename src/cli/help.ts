@@ -105,11 +105,20 @@ function formatExample(line: string, indent: string, width: number): string[] {
 /** The text commander would print after the help (`addHelpText('after', ...)`): examples and notes. */
 function formatAfterText(text: string, width: number): string[] {
   const out: string[] = [];
+  // A paragraph of prose (lines at the margin, not a heading, a list item or an example) is wrapped as
+  // one text, so that it fills the width evenly whatever the source's line breaks were.
+  const isProse = (line: string) => line.trim() !== '' && !/^\s/.test(line) && !/^[-*|$]/.test(line) && !/:$/.test(line);
+  const lines: string[] = [];
   // An example the source already continued with `\` is one line again, to be wrapped to this width.
   for (const raw of text
     .replace(/^\n+|\n+$/g, '')
     .replace(/ *\\\n\s*/g, ' ')
     .split('\n')) {
+    const last = lines.length - 1;
+    if (last >= 0 && isProse(raw) && isProse(lines[last]!)) lines[last] = `${lines[last]} ${raw.trim()}`;
+    else lines.push(raw);
+  }
+  for (const raw of lines) {
     if (raw.trim() === '') out.push('');
     else if (/^\s*\$ /.test(raw)) out.push(...formatExample(raw, '  ', width));
     else if (/:$/.test(raw.trim()) && !/^\s/.test(raw)) out.push(raw.trim());

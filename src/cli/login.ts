@@ -10,6 +10,7 @@ import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { addCibaOptions, parseCibaOptions, type CibaOptionsInput } from './ciba-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
 import type { IO } from '../output/io.js';
+import { escapeForStream } from '../output/escape.js';
 import { addHeadlessOptions, headlessUserAgentFor, wantsHeadless, type HeadlessOptionsInput } from './headless-options.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -115,7 +116,7 @@ export async function loginNow(options: LoginOptions, io: IO, deps: LoginDepende
 
 /** The system browser, with --no-browser the URL printed on stderr, with --headless the built-in agent. */
 export async function chooseUserAgent(options: LoginOptions, io: IO): Promise<UserAgent> {
-  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env);
+  if (wantsHeadless(options)) return headlessUserAgentFor(options, io.env, async (url, given) => (await import('./prompt.js')).askAccount(io, url, given));
   if (options.browser === false) return (await import('../agent/print-url.js')).printUrlUserAgent;
   return (await import('../agent/browser.js')).systemBrowserUserAgent;
 }
@@ -133,7 +134,8 @@ async function callApi(http: HttpClient, renderer: Renderer, io: IO, url: string
     printTokensJson();
     renderer.info(res.body);
   } else {
-    io.stdout.write(res.body.endsWith('\n') || res.body === '' ? res.body : `${res.body}\n`);
+    // Escaped on a terminal, byte for byte when piped, as `call URL` prints it.
+    io.stdout.write(escapeForStream(io.stdout, res.body.endsWith('\n') || res.body === '' ? res.body : `${res.body}\n`));
   }
   if (res.status >= 400) {
     const challenge = res.headers['www-authenticate'];

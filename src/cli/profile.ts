@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { loadConfig, profileNameProblem, profileProblem, SECRET_PROFILE_FIELDS, updateConfig, type Profile, type ProfileFlowOptions } from '../store/config-store.js';
 import { configFilePath } from '../store/paths.js';
 import { redact } from '../output/redact.js';
+import { escapeLogValue } from '../output/escape.js';
 import { createRenderer, printJson } from '../output/render.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
 import type { IO } from '../output/io.js';
@@ -35,14 +36,14 @@ export async function runProfileList(options: FileOptions & { names?: boolean },
   if (options.json) {
     printJson(io, { path, profiles: entries.map(([name, p]) => ({ name, ...redactProfile(p, options.showSecrets) })) });
   } else if (options.names) {
-    for (const [name] of entries) io.stdout.write(`${name}\n`);
+    for (const [name] of entries) io.stdout.write(`${escapeLogValue(name)}\n`);
   } else if (entries.length === 0) {
     io.stderr.write(`No profiles ${exists ? 'in' : 'yet;'} ${path}${exists ? '' : ' does not exist'}. Add one with: oauthctl profile add NAME --issuer URL --client-id ID\n`);
   } else {
     const width = Math.max(...entries.map(([n]) => n.length));
     for (const [name, p] of entries) {
       const server = p.issuer ?? p.auth_url ?? p.token_endpoint ?? '(no server)';
-      io.stdout.write(`${name.padEnd(width)}  ${server}  ${p.client_id ?? '(no client id)'}\n`);
+      io.stdout.write(`${escapeLogValue(name.padEnd(width))}  ${escapeLogValue(server)}  ${escapeLogValue(p.client_id ?? '(no client id)')}\n`);
     }
   }
   return 0;
@@ -68,11 +69,11 @@ export async function runProfileShow(name: string, options: FileOptions, io: IO)
     printJson(io, { name, path, profile: shown });
     return 0;
   }
-  io.stdout.write(`${name} (${path})\n`);
+  io.stdout.write(`${escapeLogValue(name)} (${escapeLogValue(path)})\n`);
   for (const [key, value] of Object.entries(shown)) {
     let text = typeof value === 'string' ? value : JSON.stringify(value);
     if (key === 'client_secret_env') text += io.env[String(value)] ? ' (set)' : ' (not set in this environment)';
-    io.stdout.write(`  ${key}: ${text}\n`);
+    io.stdout.write(`  ${escapeLogValue(key)}: ${escapeLogValue(text)}\n`);
   }
   return 0;
 }

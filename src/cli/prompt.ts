@@ -86,3 +86,30 @@ async function scopesSupported(raw: FlowOptionsInput, ctx: PromptContext): Promi
     return [];
   }
 }
+
+/**
+ * The account for a login page the headless agent reached (`login --headless` without --username or
+ * --password): what is missing asked for in one go on a terminal; elsewhere one line naming both.
+ */
+export async function askAccount(io: IO, url: string, given: { username?: string | undefined; password?: string | undefined }): Promise<{ username: string; password: string }> {
+  if (!canPrompt(io, false)) {
+    throw new UsageError(`the server at ${url} asks for a login`, 'give --username and --password (or OAUTHCTL_USERNAME and OAUTHCTL_PASSWORD)');
+  }
+  const [{ default: ask }, { holdSpinner }] = await Promise.all([import('prompts'), import('../output/spinner.js')]);
+  const release = holdSpinner(io.stderr);
+  try {
+    const questions: Question[] = [];
+    if (given.username === undefined) questions.push({ type: 'text', name: 'username', message: 'Username', validate: (v: string) => (v.trim() ? true : 'the account name is required') });
+    if (given.password === undefined) questions.push({ type: 'password', name: 'password', message: 'Password' });
+    io.stderr.write(`The server asks for a login (${url}): ${questions.map((q) => q.name).join(' and ')}\n`);
+    let cancelled = false;
+    const answers = await ask(
+      questions.map((q) => ({ ...q, stdin: io.stdin, stdout: io.stderr })),
+      { onCancel: () => void (cancelled = true) },
+    );
+    if (cancelled) throw new UsageError('cancelled at the prompt', 'give --username and --password to skip the questions');
+    return { username: given.username ?? String(answers.username).trim(), password: given.password ?? String(answers.password ?? '') };
+  } finally {
+    release();
+  }
+}

@@ -6,6 +6,7 @@ import { compareResource } from '../oauth/resource-metadata.js';
 import { parseScope } from '../oauth/scope.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
+import { escapeLogValue } from '../output/escape.js';
 import { parseHttpUrl } from './command.js';
 import { DEFAULT_REDIRECT_URI, type FlowOptionsInput } from './flow-options.js';
 
@@ -64,7 +65,7 @@ export async function applyRegistration<T extends FlowOptionsInput>(raw: T, io: 
   const kept = await readRegistration(io.env, raw.issuer);
   // A kept client registered for another redirect URI would be refused at the authorization endpoint: register anew.
   if (kept && kept.redirect_uris.some((u) => sameRedirect(u, redirectUri))) {
-    ctx.renderer.info(`Using the client ${kept.client_id} registered at ${kept.server} (oauthctl register --delete removes it)`);
+    ctx.renderer.info(`Using the client ${escapeLogValue(kept.client_id)} registered at ${kept.server} (oauthctl register --delete removes it)`);
     return withRegisteredClient(raw, kept.client_id, kept.client_secret, kept.token_endpoint_auth_method);
   }
   const request: ClientRegistrationRequest = {
@@ -102,7 +103,7 @@ export async function registerAt(issuer: string, request: ClientRegistrationRequ
   const response = await registerClient(ctx.http, endpoint, request, initialAccessToken);
   const stored = storedRegistration(metadata.issuer, response, Date.now());
   const path = await saveRegistration(io.env, stored, store);
-  ctx.renderer.ok(`registered client ${response.client_id}; kept in ${store === 'keyring' ? `the OS keyring (the rest in ${path})` : path}`);
+  ctx.renderer.ok(`registered client ${escapeLogValue(response.client_id)}; kept in ${store === 'keyring' ? `the OS keyring (the rest in ${path})` : path}`);
   return { ...stored, response };
 }
 

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import type { ClientRegistrationRequest } from '../client/registration.js';
 import { parseScope } from '../oauth/scope.js';
 import type { IO } from '../output/io.js';
+import { escapeLogValue } from '../output/escape.js';
 import { printJson } from '../output/render.js';
 import { addCommonOptions, collect, parseHttpUrl, setExitCode, type CommonOptions } from './command.js';
 import { DEFAULT_REDIRECT_URI } from './flow-options.js';
@@ -58,7 +59,8 @@ export async function runRegister(options: RegisterOptions, io: IO): Promise<num
     const registered = (await registerAt(issuer, request, options.initialAccessToken, io, { http, renderer }))!;
     if (options.saveProfile !== undefined) await saveProfile(options.saveProfile, issuer, registered, request, options, io, renderer);
     if (options.json) printJson(io, registered.response);
-    else io.stdout.write(`client_id=${registered.client_id}\n`);
+    // The server chose the client_id: one line whatever it holds, no control character reaching a terminal.
+    else io.stdout.write(`client_id=${escapeLogValue(registered.client_id)}\n`);
     return 0;
   } finally {
     await http.close();

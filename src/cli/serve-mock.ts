@@ -151,7 +151,9 @@ function clientLine(client: MockClient, secret: (s: string) => string): string {
 }
 
 function describe(server: MockServer, defaults: boolean, options: ServeMockOptions, caFile: string | undefined): string {
-  const show = defaults || options.showSecrets === true;
+  // The same rule with and without --config (CONTRACT: secrets only with --show-secrets); the
+  // out-of-the-box ones are in --help, the README and docs/mock.md.
+  const show = options.showSecrets === true;
   const secret = (s: string) => (show ? s : redact(s));
   const lines = [
     'oauthctl mock authorization server',
@@ -180,6 +182,7 @@ function describe(server: MockServer, defaults: boolean, options: ServeMockOptio
   );
   if (options.autoLogin !== undefined) lines.push(`  auto-login         as ${options.autoLogin}: no login or consent page`);
   else if (options.consent === false) lines.push('  consent            off (--no-consent)');
+  if (!show) lines.push(`  secrets            redacted (--show-secrets prints them${defaults ? '; the defaults: serve-mock --help' : ''})`);
   lines.push('Press Ctrl+C to stop. Requests are logged on stderr.', '');
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import { FlowError } from '../errors.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
-import type { ProtectedResourceMetadata } from '../oauth/resource-metadata.js';
+import { issuerIdentifierProblem, type ProtectedResourceMetadata } from '../oauth/resource-metadata.js';
 import { discoverMetadata, type DiscoveredMetadata } from './endpoints.js';
 import type { HttpClient } from './http.js';
 import { firstAnswerOf } from './mcp/probe.js';
@@ -44,7 +44,8 @@ export async function discoverChain(http: HttpClient, url: string): Promise<Disc
   }
   const { findings, ...resource } = found;
   const chain: DiscoveryChain = { input: url, kind: 'resource', resource, servers: [], fetched: [...found.fetched], findings: [...findings], ok: true };
-  for (const issuer of found.metadata?.authorization_servers ?? []) {
+  // An entry that is no issuer identifier is a finding already (discoverResource): never fetched.
+  for (const issuer of (found.metadata?.authorization_servers ?? []).filter((s) => issuerIdentifierProblem(s) === undefined)) {
     const { link, fetched, findings: more } = await serverLink(http, issuer);
     chain.servers.push(link);
     chain.fetched.push(...fetched);
@@ -63,7 +64,10 @@ function finish(chain: DiscoveryChain): DiscoveryChain {
 async function serverLink(http: HttpClient, issuer: string): Promise<{ link: ServerLink; fetched: Fetched[]; findings: Finding[] }> {
   try {
     const d = await discoverMetadata(http, issuer);
-    return { link: { issuer, metadataUrl: d.url, kind: d.kind, metadata: d.metadata, summary: summarize(d.metadata) }, fetched: [{ url: d.url, status: 200 }], findings: [] };
+    // Credentials sent to another host than the issuer's (RFC 9700 section 4.4, mix-up): the chain breaks
+    // here as in every output (the text, --json's findings, the exit status), not only in a warning.
+    const offIssuer = d.warnings.map((text): Finding => ({ level: 'error', text, rule: 'RFC 9700 section 4.4' }));
+    return { link: { issuer, metadataUrl: d.url, kind: d.kind, metadata: d.metadata, summary: summarize(d.metadata) }, fetched: [{ url: d.url, status: 200 }], findings: offIssuer };
   } catch (err) {
     if (!(err instanceof FlowError)) throw err;
     return { link: { issuer }, fetched: [], findings: [{ level: 'error', text: err.message, rule: 'RFC 8414 section 3' }] };

@@ -114,10 +114,14 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(redirectTimeout(seconds, receiver));
+      reject(redirectTimeout(seconds, receiver, launchFailure));
     }, timeoutMs);
   });
-  const agentFailed = options.userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer }).then(
+  let launchFailure: string | undefined;
+  let failBrowser: (err: Error) => void = () => undefined;
+  const browserFailed = new Promise<never>((_, reject) => (failBrowser = reject));
+  const browserFailedAt = (error: Error, fatal: boolean) => (fatal ? failBrowser(error) : (launchFailure = error.message));
+  const agentFailed = options.userAgent({ authorizationUrl, redirectUri: receiver.redirectUri, signal: controller.signal, io, renderer, browserFailed: browserFailedAt }).then(
     () => new Promise<never>(() => undefined),
     (err: unknown) => {
       throw err instanceof CliError ? err : new FlowError(`the user agent failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -128,7 +132,7 @@ async function waitForRedirect(options: AuthorizationCodeFlowOptions, receiver: 
     ? undefined
     : startSpinner(io.stderr, () => `Waiting for the redirect to ${receiver.redirectUri} (${formatTimeLeft(deadline - Date.now())} left, Ctrl-C to stop)`, io.env);
   try {
-    return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, timeout]);
+    return await Promise.race([receiver.waitForRedirect(controller.signal), agentFailed, browserFailed, timeout]);
   } finally {
     spinner?.stop();
     clearTimeout(timer);
@@ -184,12 +188,18 @@ function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
  * The timeout's failure, with what usually causes it: the server refused the redirect URI (it shows an
  * error page instead of redirecting) or the login was not finished; and how to see which.
  */
-function redirectTimeout(seconds: number, receiver: RedirectReceiver): FlowError {
+function redirectTimeout(seconds: number, receiver: RedirectReceiver, launchFailure: string | undefined): FlowError {
   if (receiver.pasted) {
     return new FlowError(`timed out after ${seconds} s waiting for the redirect URL to be pasted`, 'paste the address the browser was sent to after the login, or raise --timeout');
   }
   const uri = new URL(receiver.redirectUri);
   const listen = `oauthctl listen --port ${uri.port || (uri.protocol === 'https:' ? 443 : 80)} --path ${uri.pathname}`;
+  if (launchFailure !== undefined) {
+    return new FlowError(
+      `timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}: the browser failed (${launchFailure})`,
+      'log in without it: --headless (the built-in user agent), or --no-browser to print the URL and open it on another machine',
+    );
+  }
   return new FlowError(
     `timed out after ${seconds} s waiting for the redirect to ${receiver.redirectUri}: nothing came back`,
     'the usual causes: the redirect URI, or its port, is not registered for the client (the server then shows an error page instead of redirecting), ' +

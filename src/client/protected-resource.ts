@@ -1,6 +1,7 @@
 import { FlowError, UsageError } from '../errors.js';
 import {
   compareResource,
+  issuerIdentifierProblem,
   MAX_RESOURCE_METADATA_BYTES,
   resourceChallenge,
   resourceMetadataLocations,
@@ -127,6 +128,11 @@ export async function discoverResource(http: HttpClient, resource: string, given
       found.findings.push({ level: 'error', text: `the metadata's resource ${metadata.resource} is not ${resource}: the metadata must not be used`, rule: 'RFC 9728 section 3.3' });
     }
     if (!metadata.authorization_servers?.length) found.findings.push({ level: 'error', text: 'the metadata names no authorization_servers', rule: 'RFC 9728 section 2' });
+    for (const server of metadata.authorization_servers ?? []) {
+      const problem = issuerIdentifierProblem(server);
+      if (problem !== undefined)
+        found.findings.push({ level: 'error', text: `authorization_servers entry ${JSON.stringify(server)} ${problem}: not an issuer identifier, not followed`, rule: 'RFC 8414 section 2' });
+    }
     return found;
   }
   found.findings.push({ level: 'error', text: `no protected resource metadata found for ${resource}`, rule: 'RFC 9728 section 3' });

@@ -13,6 +13,11 @@ export interface UserAgentContext {
   signal: AbortSignal;
   io: IO;
   renderer: Renderer;
+  /**
+   * The browser could not be started (set by a flow that waits for a redirect): a `fatal` failure ends
+   * the wait at once with `error`; a later one is named by the timeout's message.
+   */
+  browserFailed?: (error: Error, fatal: boolean) => void;
 }
 
 export type UserAgent = (ctx: UserAgentContext) => Promise<void>;

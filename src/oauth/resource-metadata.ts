@@ -65,6 +65,25 @@ export function validateResourceMetadata(json: unknown): ProtectedResourceMetada
 }
 
 /**
+ * Why an `authorization_servers` entry cannot be an issuer identifier, or undefined when it can:
+ * RFC 9728 section 2 lists issuer identifiers, and RFC 8414 section 2 makes one an https URL without
+ * query or fragment (http is let through for servers on loopback and test setups). A `javascript:` or
+ * `file:` entry, or one holding spaces or control characters, is never fetched.
+ */
+export function issuerIdentifierProblem(value: string): string | undefined {
+  if (/[\x00-\x20\x7f-\x9f]/.test(value)) return 'holds spaces or control characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `is a ${url.protocol} URL, not an https one`;
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) return 'has a query or a fragment';
+  return undefined;
+}
+
+/**
  * RFC 9728 section 3.3: the metadata's `resource` must be the URL the client used. `equal`; `prefix`
  * when it is the origin or a path prefix of that URL (the MCP SDK accepts this; the RFC does not);
  * `mismatch` otherwise, and then the metadata must not be used.

@@ -21,8 +21,11 @@ const MARGIN = 24;
 const HEAD = 56;
 const ROW = 30;
 const PARAMS_ROW = 16;
-/** Monospace at 12px: about 7.2px a character. */
+/** Monospace at 12px: about 7.2px a character; at 11px (the parameters), 6.6px. */
 const CHAR = 7.2;
+const PARAMS_CHAR = 6.6;
+/** Kept free at each edge of the drawing. */
+const TEXT_INSET = 4;
 
 /**
  * The diagram as inline SVG, no script and no style attribute (so pages with a strict CSP draw it):
@@ -38,14 +41,16 @@ export function renderSequenceSvg(d: SequenceDiagram, options: { title: string; 
   d.messages.forEach((m, i) => {
     const x1 = x(m.from);
     const x2 = x(m.to);
-    const span = Math.max(COLUMN - 20, Math.abs(x2 - x1) - 12);
     const dir = x2 >= x1 ? 1 : -1;
     const head = `${x2},${y} ${x2 - dir * 8},${y - 4} ${x2 - dir * 8},${y + 4}`;
-    const label = fit(`${m.failed ? '✗ ' : ''}${m.label}`, Math.floor(span / CHAR));
     const mid = (x1 + x2) / 2;
+    // Each arrow has its rows to itself: its text, centred on the arrow, may use the whole width of the
+    // drawing on both sides, not only the arrow's span (a short arrow cut its label with room to spare).
+    const room = 2 * Math.min(mid, width - mid) - 2 * TEXT_INSET;
+    const label = fit(`${m.failed ? '✗ ' : ''}${m.label}`, Math.floor(room / CHAR));
     const params =
       m.params.length > 0
-        ? `<text x="${mid}" y="${y + 14}" text-anchor="middle" class="seq-params" font-size="11" fill="currentColor">${escapeMarkup(fit(m.params.join(' '), Math.floor(span / 6.6)))}</text>`
+        ? `<text x="${mid}" y="${y + 14}" text-anchor="middle" class="seq-params" font-size="11" fill="currentColor">${escapeMarkup(fit(m.params.join(' '), Math.floor(room / PARAMS_CHAR)))}</text>`
         : '';
     const classes = ['seq-msg', m.reply ? 'seq-reply' : '', m.failed ? 'seq-failed' : ''].filter(Boolean).join(' ');
     const shape = `<g class="${classes}"><line x1="${x1}" y1="${y}" x2="${x2 - dir * 8}" y2="${y}" stroke="currentColor" stroke-width="1.5"${m.reply ? ' stroke-dasharray="5 3"' : ''}/><polygon points="${head}" fill="currentColor"/><text x="${mid}" y="${y - 6}" text-anchor="middle" fill="currentColor">${escapeMarkup(label)}</text>${params}</g>`;

@@ -5,6 +5,23 @@ export interface Spinner {
   stop(): void;
 }
 
+/** Streams whose spinners must not draw for now (a question is being asked there): how many holds each. */
+const holds = new WeakMap<OutStream, number>();
+
+/**
+ * Keeps any spinner on `stream` from drawing (its line cleared) until the returned release is called:
+ * a prompt on the same terminal is asked without frames drawn over it.
+ */
+export function holdSpinner(stream: OutStream): () => void {
+  holds.set(stream, (holds.get(stream) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds.set(stream, (holds.get(stream) ?? 1) - 1);
+  };
+}
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\x1b[2K';
 
@@ -28,6 +45,11 @@ export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.
   let frame = 0;
   let drawn = false;
   const draw = () => {
+    if ((holds.get(stream) ?? 0) > 0) {
+      if (drawn) writeRaw(CLEAR_LINE);
+      drawn = false;
+      return;
+    }
     writeRaw(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${line()}`);
     drawn = true;
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { requestParams, type TraceEntry, type TraceFile } from './har-read.js';
+import { scanJwts } from './jwt-scan.js';
 import { describeMessage, type SequenceDiagram } from './sequence-diagram.js';
 import { escapeMarkup, escapeMarkupBlock, renderSequenceSvg } from './sequence-svg.js';
 import { drawnEntries, entryFailed, traceDiagram } from './trace-diagram.js';
@@ -170,8 +171,6 @@ function pretty(text: string): string {
   }
 }
 
-const JWT = /\b(eyJ[A-Za-z0-9_-]{2,4096})\.(eyJ[A-Za-z0-9_-]{2,16384})\.([A-Za-z0-9_-]*|\[signature redacted\])/g;
-
 /** A JWT's header and claims, each as indented JSON text: never its signature. */
 export interface DecodedJwt {
   header: string;
@@ -186,9 +185,10 @@ export interface DecodedJwt {
 export function decodeJwts(e: TraceEntry): DecodedJwt[] {
   const haystack = [e.url, ...e.requestHeaders.map((h) => h.value), e.requestBody ?? '', ...e.responseHeaders.map((h) => h.value), e.responseBody].join('\n');
   const found = new Set<string>();
-  for (const m of haystack.matchAll(JWT)) {
+  // Linear in the text whatever it holds (a hostile HAR's bodies): see jwt-scan.ts.
+  for (const jwt of scanJwts(haystack).jwts) {
     if (found.size >= 10) break;
-    found.add(`${m[1]}.${m[2]}`);
+    found.add(`${jwt.header}.${jwt.payload}`);
   }
   return [...found].flatMap((jwt) => {
     const [header, payload] = jwt.split('.').map(decodePart);

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createBrowserNavigator, createBrowserUserAgent, findBrowser } from '../../src/agent/browser-driver.js';
 import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
 import { buildHar, HarRecorder } from '../../src/output/har.js';
@@ -10,6 +11,9 @@ import { redactHar } from '../../src/output/har-redact.js';
 import { createRenderer } from '../../src/output/render.js';
 import type { IO } from '../../src/output/io.js';
 import { startFormServer, type FormServer } from './helpers/form-server.js';
+
+// Chromium under load (other test runs beside this one) takes seconds per step.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 
 const hasChromium = existsSync('/usr/bin/chromium');
 const USER = 'bob@example.com';

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createBrowserNavigator } from '../../src/agent/browser-driver.js';
+
+// Chromium under load (other test runs beside this one) takes seconds per step.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 
 const hasChromium = existsSync('/usr/bin/chromium');
 

@@ -1,13 +1,17 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createBrowserNavigator, createBrowserUserAgent } from '../../src/agent/browser-driver.js';
 import { decideRenderedAction, type RenderedControl } from '../../src/agent/browser-rendered.js';
 import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
 import { createRenderer } from '../../src/output/render.js';
 import { memoryIO } from './helpers/io.js';
 import { startSpaServer, type SpaServer } from './helpers/spa-server.js';
+
+// Chromium under load (other test runs beside this one) takes seconds per step.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 
 const hasChromium = existsSync('/usr/bin/chromium');
 const USER = 'carol@example.com';

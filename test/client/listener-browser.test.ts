@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../helpers/chromium.js';
 import { startRedirectListener } from '../../src/client/listener.js';
 
 // The fragment relay page runs JavaScript: check it in a real browser (Debian's Chromium).
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
+const hasChromium = haveChromium;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

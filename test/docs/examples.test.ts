@@ -50,8 +50,12 @@ beforeAll(async () => {
   writeFileSync(join(binDir, 'oauthctl'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
   // `npx oauthctl` in the README means the installed package: the same CLI.
   writeFileSync(join(binDir, 'npx'), `#!/bin/sh\n[ "$1" = oauthctl ] && shift\nexec oauthctl "$@"\n`);
+  // `BROWSER=firefox ...` examples: a firefox that plays the browser (its flags ignored, the URL last),
+  // since login stops at once when the browser it is given cannot be run.
+  writeFileSync(join(binDir, 'firefox'), `#!/bin/sh\nfor url; do :; done\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'fake-browser.mjs'))} "$url"\n`);
   chmodSync(join(binDir, 'oauthctl'), 0o755);
   chmodSync(join(binDir, 'npx'), 0o755);
+  chmodSync(join(binDir, 'firefox'), 0o755);
 });
 afterAll(async () => {
   await mock?.close();

@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium } from '../helpers/chromium.js';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../src/oauth/pkce.js';
 import { authorizeUrl, pkceRequest, startMock } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
@@ -16,10 +16,7 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
   let callback: string;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     // The client's loopback redirect listener: shows what the redirect carried.
     app = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -27,7 +24,7 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
     });
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

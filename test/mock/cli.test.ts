@@ -12,8 +12,11 @@ describe('oauthctl serve-mock (in-process)', () => {
     const stop = new AbortController();
     const done = runServeMock({ port: 0 }, io, stop.signal);
     while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
-    expect(io.out()).toMatch(/alice \/ wonderland/);
-    expect(io.out()).toMatch(/photo-web \(secret photo-web-secret, client_secret_basic or client_secret_post\)/);
+    // Secrets are redacted without --show-secrets, the documented defaults too (as with --config).
+    expect(io.out()).toMatch(/alice \/ \[redacted 10 chars\]/);
+    expect(io.out()).toMatch(/photo-web \(secret \[redacted 16 chars\], client_secret_basic or client_secret_post\)/);
+    expect(io.out()).toContain('secrets            redacted (--show-secrets prints them; the defaults: serve-mock --help)');
+    expect(io.out()).not.toMatch(/wonderland|photo-web-secret/);
     expect(io.out()).toMatch(/photo-cli \(public, no secret, PKCE required\)/);
     const issuer = /issuer, auth_url\s+(\S+)/.exec(io.out())![1]!;
     await fetch(`${issuer}/authorize?client_id=photo-cli`);
@@ -30,6 +33,19 @@ describe('oauthctl serve-mock (in-process)', () => {
     expect(io.out()).toMatch(/carol \/ \[redacted 12 chars\]/);
     stop.abort();
     await done;
+  });
+
+  it('--show-secrets prints them, with or without --config', async () => {
+    for (const options of [{}, { config: 'fixtures/mock/minimal.json' }]) {
+      const io = memoryIO();
+      const stop = new AbortController();
+      const done = runServeMock({ port: 0, quiet: true, showSecrets: true, ...options }, io, stop.signal);
+      while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
+      expect(io.out()).not.toContain('[redacted');
+      expect(io.out()).toMatch(/ \/ \S+/);
+      stop.abort();
+      await done;
+    }
   });
 });
 

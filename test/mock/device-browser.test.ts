@@ -1,19 +1,16 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../helpers/chromium.js';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.js';
 import { postForm, startMock } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-describe.skipIf(!existsSync(CHROMIUM))('the device verification page in Chromium (RFC 8628 section 3.3)', () => {
+describe.skipIf(!haveChromium)('the device verification page in Chromium (RFC 8628 section 3.3)', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-  }, 60_000);
+    browser = await launchChromium();
+  });
   afterAll(async () => {
     await browser?.close();
   });

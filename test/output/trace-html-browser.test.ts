@@ -1,17 +1,17 @@
 // Issue 25 B: the page of `oauthctl trace FILE --html OUT` in Chromium: it loads with no console error
 // and no CSP violation, at a wide and a narrow width (screenshots), in light and dark mode; every
 // arrow has an accessible name and opens its exchange's request and response, with no script.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
 import { homeEnv } from '../helpers/cli.js';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, gotoPage, haveChromium, launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
@@ -46,11 +46,8 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
     } finally {
       await mock.close();
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-  }, 60_000);
+    browser = await launchChromium();
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -63,7 +60,7 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
     tab.on('console', (m) => (m.type() === 'error' || m.type() === 'warning' || /Content Security Policy|Refused/.test(m.text())) && problems.push(m.text()));
     tab.on('pageerror', (e) => problems.push(e.message));
     tab.on('request', (req) => !req.url().startsWith('file:') && problems.push(`request to ${req.url()}`));
-    await tab.goto(`file://${page}`);
+    await gotoPage(tab, `file://${page}`);
     return { tab, problems };
   }
 
@@ -100,10 +97,12 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
     const token = tab.getByRole('link', { name: /client to authorization server: POST \/token \(grant_type=authorization_code\)/ });
     const ref = (await token.getAttribute('href'))!.slice(1);
     const details = tab.locator(`details:has(#${ref})`);
-    expect(await details.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(false);
+    const isOpen = () => details.evaluate((d) => (d as unknown as { open: boolean }).open);
+    expect(await isOpen()).toBe(false);
     await token.click();
-    expect(await details.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(true);
-    expect(tab.url()).toMatch(new RegExp(`#${ref}$`));
+    // The browser opens the <details> as it follows the fragment: waited for, not assumed done.
+    await expect.poll(isOpen, { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => tab.url(), { timeout: 30_000 }).toMatch(new RegExp(`#${ref}$`));
     const body = await tab.locator(`#${ref}`).textContent();
     expect(body).toContain('grant_type');
     expect(body).toContain('[redacted');

@@ -1,14 +1,16 @@
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http.js';
 import type { UserAgent, UserAgentContext } from '../../client/user-agent.js';
 import { CookieJar } from './cookies.js';
-import type { ConsentDecision } from './forms.js';
+import type { ConsentDecision, Credentials } from './forms.js';
 import { stoppedOnPage } from './page-errors.js';
 import { DEFAULT_MAX_STEPS, navigate, type NavigationResult } from './navigate.js';
 
 export interface HeadlessUserAgentOptions {
-  /** Without them, a login form stops the login with a line asking for --username and --password. */
+  /** Without them, a login form asks for what is missing (askCredentials) or stops the login with a line asking for --username and --password. */
   username?: string | undefined;
   password?: string | undefined;
+  /** What is missing of the two, asked only when a page asks for a login (both at once, on a terminal). */
+  askCredentials?: ((url: string, given: { username?: string | undefined; password?: string | undefined }) => Promise<Credentials>) | undefined;
   consent?: ConsentDecision;
   /** The HTTP client; by default one is made per login (with `httpOptions`) and closed after. */
   http?: HttpClient;
@@ -25,14 +27,18 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
   return async (ctx: UserAgentContext) => {
     const renderer = ctx.renderer;
     // The command has already warned about --insecure with its own client: no second warning.
-    const http =
-      options.http ??
-      createHttpClient({
-        ...options.httpOptions,
-        renderer: { ...renderer, warn: () => undefined },
-        env: ctx.io.env,
-        actor: 'user-agent',
-        secrets: options.password !== undefined ? [options.password] : [],
+    // Read at each request: a password asked for later joins the values redacted from the trace.
+    const secrets = options.password !== undefined ? [options.password] : [];
+    const http = options.http ?? createHttpClient({ ...options.httpOptions, renderer: { ...renderer, warn: () => undefined }, env: ctx.io.env, actor: 'user-agent', secrets });
+    const given = { username: options.username, password: options.password };
+    const ask = options.askCredentials;
+    const askCredentials =
+      ask &&
+      (async (url: string): Promise<Credentials> => {
+        const credentials = await ask(url, given);
+        secrets.push(credentials.password);
+        renderer.har?.addSecret(credentials.password);
+        return credentials;
       });
     try {
       ctx.renderer.step('Headless login');
@@ -41,6 +47,7 @@ export function createHeadlessUserAgent(options: HeadlessUserAgentOptions): User
         redirectUri: ctx.redirectUri,
         consent: options.consent ?? 'approve',
         credentials: options.username !== undefined && options.password !== undefined ? { username: options.username, password: options.password } : undefined,
+        askCredentials,
         jar: new CookieJar(),
         maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
         signal: ctx.signal,

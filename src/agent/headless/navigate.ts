@@ -13,6 +13,8 @@ export interface NavigateOptions {
   redirectUri: string;
   consent: ConsentDecision;
   credentials?: Credentials | undefined;
+  /** Without `credentials`: asked only when a page asks for a login (the URL is that page's). */
+  askCredentials?: ((url: string) => Promise<Credentials>) | undefined;
   jar?: CookieJar | undefined;
   maxSteps?: number | undefined;
   signal?: AbortSignal | undefined;
@@ -68,7 +70,8 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
   const trace = options.trace ?? (() => undefined);
   const show = options.showSecrets === true;
   // A GET login form sends the password in the URL: the trace shows URLs with it redacted.
-  const shown = (url: string) => redactUrl(url, show, options.credentials ? [options.credentials.password] : []);
+  let credentials = options.credentials;
+  const shown = (url: string) => redactUrl(url, show, credentials ? [credentials.password] : []);
   let next: PendingRequest = { method: 'GET', url: authorizationUrl, from: authorizationUrl, status: 0 };
   let steps = 0;
   let passwordSentAt: string | undefined;
@@ -99,7 +102,12 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
 
     const html = /html|xml/i.test(res.headers['content-type'] ?? '') || /^\s*</.test(res.body);
     const page = html ? await parsePage(res.body, next.url) : undefined;
-    const action = page ? decidePageAction(page, { credentials: options.credentials, consent: options.consent, redirectUri: options.redirectUri }) : undefined;
+    const decide = () => (page ? decidePageAction(page, { credentials, consent: options.consent, redirectUri: options.redirectUri }) : undefined);
+    let action = decide();
+    if ((action?.kind === 'login' || action?.kind === 'identifier') && credentials === undefined && options.askCredentials) {
+      credentials = await options.askCredentials(next.url);
+      action = decide();
+    }
 
     if (passwordSentAt !== undefined && page && action?.kind === 'login') {
       const failed = loginFailed(passwordSentAt, page);
@@ -119,14 +127,14 @@ export async function navigate(authorizationUrl: string, options: NavigateOption
 
     switch (action.kind) {
       case 'login':
-        if (!options.credentials) throw new FlowError(`the server at ${next.url} asks for a login`, 'give --username and --password');
+        if (!credentials) throw new FlowError(`the server at ${next.url} asks for a login`, 'give --username and --password');
         if (!action.hasUsername) trace('headless: the login form has no account-name field; filling the password only');
         passwordSentAt = next.url;
         trace(`headless: login form chosen (${describeForm(page, action.form.index)}); ${describeFields(action.submission, show)}`);
         next = submit(action.submission, next.url, res.status);
         break;
       case 'identifier':
-        if (!options.credentials) throw new FlowError(`the server at ${next.url} asks for an account name`, 'give --username and --password');
+        if (!credentials) throw new FlowError(`the server at ${next.url} asks for an account name`, 'give --username and --password');
         trace(`headless: account-name form chosen (${describeForm(page, action.form.index)}); ${describeFields(action.submission, show)}`);
         next = submit(action.submission, next.url, res.status);
         break;

@@ -12,7 +12,7 @@ import type { AuthorizationRequest } from './store.js';
  * redirect (section 4.1.2.1, an error page instead); then errors that redirect.
  */
 export type AuthorizeCheck =
-  | { kind: 'page'; message: string; clientId?: string }
+  | { kind: 'page'; message: string; clientId?: string; registeredRedirectUris?: readonly string[] }
   | { kind: 'redirect-error'; client: MockClient; redirectUri: string; state?: string; error: string; description: string; formPost?: boolean }
   | { kind: 'ok'; client: MockClient; request: AuthorizationRequest };
 
@@ -31,7 +31,7 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   const redirectUri = values.get('redirect_uri');
   if (!redirectUri) return { kind: 'page', message: 'the request has no redirect_uri parameter (this server requires it)', clientId };
   if (!matchRedirectUri(client.redirectUris, redirectUri)) {
-    return { kind: 'page', message: `redirect_uri ${q(redirectUri)} is not registered for client ${q(clientId)}`, clientId };
+    return { kind: 'page', message: `redirect_uri ${q(redirectUri)} is not registered for client ${q(clientId)}`, clientId, registeredRedirectUris: client.redirectUris };
   }
 
   const state = duplicate === 'state' ? undefined : values.get('state');

@@ -111,10 +111,11 @@ ${items}
 </form>`;
 }
 
-export function errorPage(title: string, message: string, hint?: string): string {
+/** An error page; `list` adds a captioned list (the redirect URIs registered for the client, all escaped). */
+export function errorPage(title: string, message: string, hint?: string, list?: { caption: string; items: readonly string[] }): string {
   return `<h1>${escapeHtml(title)}</h1>
 <p class="error" role="alert">${escapeHtml(message)}</p>
-${hint ? `<p>${escapeHtml(hint)}</p>` : ''}`;
+${hint ? `<p>${escapeHtml(hint)}</p>` : ''}${list ? `\n<p>${escapeHtml(list.caption)}</p>\n<ul>${list.items.map((item) => `<li><code>${escapeHtml(item)}</code></li>`).join('')}</ul>` : ''}`;
 }
 
 export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f4f5f7;--card:#fff;--accent:#0b57d0;--muted:#5f6368;--err:#b3261e}

@@ -29,6 +29,8 @@ export async function handleAuthorize(ex: Exchange): Promise<void> {
         'This request cannot go on',
         `The authorization request is not valid: ${check.message}.`,
         'Because the client or its redirect URI could not be trusted, the server does not send you back to the application. Check the client_id and redirect_uri the application sends.',
+        // RFC 6749 section 4.1.2.1: no redirect, the user informed; what the client may use helps them.
+        check.registeredRedirectUris && { caption: 'The redirect URIs registered for this client:', items: check.registeredRedirectUris.length > 0 ? check.registeredRedirectUris : ['(none)'] },
       ),
     );
     return;

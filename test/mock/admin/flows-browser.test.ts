@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../../src/oauth/pkce.js';
 import { authorizeUrl, pkceRequest, pkceTokens, startMock } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 /** WCAG 2.x contrast ratio of the text and background colours of elements, computed in the page. */
@@ -20,11 +20,8 @@ describe.skipIf(!haveChromium)('the flows page in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-  }, 60_000);
+    browser = await launchChromium();
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -82,7 +79,7 @@ describe.skipIf(!haveChromium)('the flows page in Chromium', () => {
     // The mark stays only if the page is redrawn in place (its events), not reloaded (the meta refresh, without JavaScript).
     await page.evaluate(() => ((globalThis as { loadedOnce?: boolean }).loadedOnce = true));
     await fetch(authorizeUrl(server, pkceRequest(createPkcePair(), { state: 'while-open' })), { redirect: 'manual' });
-    await page.waitForSelector('text=while-open', { timeout: 15_000 });
+    await page.waitForSelector('text=while-open', { timeout: 60_000 });
     expect(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
     expect(await page.getByRole('heading', { level: 2, name: /photo-cli, code issued/ }).count()).toBe(1);
     expect(problems).toEqual([]);

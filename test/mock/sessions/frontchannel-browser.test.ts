@@ -1,21 +1,17 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../../helpers/chromium.js';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../../src/oauth/pkce.js';
 import { authorizeUrl, pkceRequest, startMock } from '../helpers.js';
 import { eventually, startRelyingParty } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-
 describe.skipIf(!haveChromium)('front-channel logout in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-  }, 60_000);
+    browser = await launchChromium();
+  });
   afterAll(async () => {
     await browser?.close();
   });
@@ -53,7 +49,7 @@ describe.skipIf(!haveChromium)('front-channel logout in Chromium', () => {
 
     await page.goto(`${server.authUrl}/logout?client_id=photo-web&post_logout_redirect_uri=${encodeURIComponent(`${web.url}/bye`)}&state=s9`);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${web.url}/bye?state=s9`, { timeout: 10_000 });
+    await page.waitForURL(`${web.url}/bye?state=s9`, { timeout: 60_000 });
     await eventually(() => web.hits.some((h) => h.url.startsWith('/fc')) && cli.hits.some((h) => h.url.startsWith('/fc')));
     const webFrame = new URL(web.hits.find((h) => h.url.startsWith('/fc'))!.url, web.url);
     expect(webFrame.searchParams.get('iss')).toBe(server.issuer);
@@ -67,5 +63,5 @@ describe.skipIf(!haveChromium)('front-channel logout in Chromium', () => {
     expect(frontCsp).not.toContain('script-src');
     expect(server.sessions()).toEqual([]);
     await page.close();
-  }, 30_000);
+  });
 });
