@@ -74,6 +74,7 @@ export function formatToken(format: Exclude<TokenFormat, 'bare'>, entry: CachedT
     const out: Record<string, unknown> = { access_token: entry.access_token, token_type: entry.token_type ?? 'Bearer' };
     if (entry.expires_at !== undefined && entry.expires_at > 0) out.expiry = rfc3339(entry.expires_at);
     out.scopes = entry.scope?.split(' ').filter(Boolean) ?? [];
+    if (entry.authorization_details !== undefined) out.authorization_details = entry.authorization_details;
     return `${JSON.stringify(out, null, 2)}\n`;
   }
   return `${JSON.stringify(execCredential(entry, exec ?? { token: 'id_token' }), null, 2)}\n`;
