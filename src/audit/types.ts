@@ -28,6 +28,7 @@ export const PROBE_CATEGORIES = [
   'protected-resource',
   'tls',
   'sessions',
+  'fapi2',
 ] as const;
 export type ProbeCategory = (typeof PROBE_CATEGORIES)[number];
 
