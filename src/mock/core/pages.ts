@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from '../../oauth/authorization-details.js';
 import type { ServerResponse } from 'node:http';
 import { respond, STYLESHEET_PATH } from './http.js';
 
@@ -91,7 +92,7 @@ export interface ConsentPageInput {
   clientId: string;
   username: string;
   scopes: { name: string; description: string }[];
-  authorizationDetails?: readonly { type: string }[] | undefined;
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 export function consentPage(p: ConsentPageInput): string {
