@@ -284,7 +284,7 @@ Exit status: 1 when any probe fails, or with --plan when a requirement is not me
 
 Examples:
   $ oauthctl audit --list
-  $ oauthctl audit --plan fapi2 --issuer http://127.0.0.1:9000 --client-id photo-jwt --auth-method private_key_jwt --signing-key key.pem --fapi2 --scope openid --username alice --password wonderland
+  $ oauthctl audit --plan fapi2 --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope openid --username alice --password wonderland --skip fapi2-code-lifetime   # exits 1: no FAPI 2.0 server (docs/fapi2.md)
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --only pkce,token-endpoint --sarif audit.sarif
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "photo offline_access" --username alice --password wonderland
   $ OAUTHCTL_PASSWORD="$PW" oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret "$SECRET" --scope photo --username alice --junit audit.xml
