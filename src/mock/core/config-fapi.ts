@@ -1,5 +1,4 @@
 import { FAPI2_AUTH_METHODS, FAPI2_MAX_CODE_SECONDS } from '../../oauth/fapi2.js';
-import type { MockClient } from './config.js';
 
 /**
  * Rich authorization requests (RFC 9396) and the FAPI 2.0 Security Profile, as configuration:
@@ -14,6 +13,15 @@ export interface FapiConfig {
 export const FAPI_TOP_KEYS = ['authorization_details_types', 'security_profile'];
 
 type Fail = (field: string, message: string) => void;
+
+/** The fields of a client (MockClient) the profile sets. */
+interface Fapi2Client {
+  requirePkce: boolean;
+  allowPlainPkce: boolean;
+  tokenEndpointAuthMethods: readonly string[];
+  dpopBoundAccessTokens: boolean;
+  requirePushedAuthorizationRequests: boolean;
+}
 
 export function validateFapiTop(input: Record<string, unknown>, fail: Fail): FapiConfig {
   const config: FapiConfig = { authorizationDetailsTypes: [] };
@@ -36,12 +44,11 @@ export function validateFapiTop(input: Record<string, unknown>, fail: Fail): Fap
  * refused at PAR and at the token endpoint (invalid_client). Returns the problem with the code
  * lifetime, which must be at most 60 seconds (5.3.2.1).
  */
-export function applyFapi2(clients: ReadonlyMap<string, MockClient>, codeLifetime: number): string | undefined {
-  for (const client of clients.values()) {
-    const c = client as { -readonly [K in keyof MockClient]: MockClient[K] };
+export function applyFapi2(clients: ReadonlyMap<string, Fapi2Client>, codeLifetime: number): string | undefined {
+  for (const c of clients.values()) {
     c.requirePkce = true;
     c.allowPlainPkce = false;
-    c.tokenEndpointAuthMethods = client.tokenEndpointAuthMethods.filter((m) => FAPI2_AUTH_METHODS.includes(m));
+    c.tokenEndpointAuthMethods = c.tokenEndpointAuthMethods.filter((m) => FAPI2_AUTH_METHODS.includes(m));
     if (!c.tokenEndpointAuthMethods.some((m) => m === 'tls_client_auth' || m === 'self_signed_tls_client_auth')) c.dpopBoundAccessTokens = true;
     c.requirePushedAuthorizationRequests = true;
   }
