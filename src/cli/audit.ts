@@ -139,11 +139,11 @@ async function terminalView(options: AuditOptions, io: IO, probes: readonly { id
   return {};
 }
 
-/** `audit --list [--json]`: every probe with its category, threat and title; nothing is sent anywhere. */
+/** `audit --list [--json]`: the probes a run with the same options would run (every probe with --only fapi2 too), with category, threat and title; nothing is sent anywhere. */
 async function listProbes(options: AuditOptions, io: IO): Promise<number> {
   const [{ PROBES }, { probeListing, formatProbeList }, { printJson }] = await Promise.all([import('../audit/probes/index.js'), import('../audit/list.js'), import('../output/render.js')]);
   const { all, plan } = await auditScope(PROBES, options.plan);
-  const probes = plan || (options.only ?? options.probe) !== undefined ? selectPlanProbes(all, plan, options) : all;
+  const probes = selectPlanProbes(all, plan, options);
   if (options.json) printJson(io, { probes: probeListing(probes) });
   else io.stdout.write(formatProbeList(probes));
   return 0;

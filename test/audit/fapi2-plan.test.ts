@@ -130,6 +130,27 @@ describe('audit --plan fapi2', () => {
     expect(io.out()).toMatch(/not met +5\.3\.2\.2 +requires pushed authorization requests\n +par-required: skip/);
   }, 60_000);
 
+  it('--list: the fapi2 probes only with the plan (or --only), the plan listing every probe it needs', async () => {
+    const list = async (...args: string[]) => {
+      const io = memoryIO();
+      await run(['audit', '--list', '--json', ...args], io);
+      return (JSON.parse(io.out()) as { probes: { id: string; category: string }[] }).probes;
+    };
+    expect((await list()).filter((p) => p.category === 'fapi2')).toEqual([]);
+    const plan = (await list('--plan', 'fapi2')).map((p) => p.id);
+    expect(plan).toEqual(expect.arrayContaining(['fapi2-metadata', 'fapi2-code-lifetime', 'jarm-response', 'rar-unknown-type', 'par-required', 'iss', 'open-redirector']));
+    expect(plan).not.toContain('refresh-rotation');
+    expect((await list('--only', 'fapi2')).map((p) => p.id)).toEqual([
+      'fapi2-metadata',
+      'fapi2-pkce-required',
+      'fapi2-sender-constrained',
+      'fapi2-assertion-audience',
+      'jarm-response',
+      'rar-unknown-type',
+      'fapi2-code-lifetime',
+    ]);
+  });
+
   it('an unknown plan is a usage error', async () => {
     const io = memoryIO();
     expect(await run(['audit', '--plan', 'fapi1', '--issuer', plain.issuer, '--client-id', 'x'], io)).toBe(2);

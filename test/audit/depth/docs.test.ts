@@ -4,7 +4,7 @@ import { probeReferenceMarkdown } from '../../../src/audit/list.js';
 import { PROBES as DEFAULT_PROBES } from '../../../src/audit/probes/index.js';
 import { FAPI2_PROBES } from '../../../src/audit/probes/fapi2/index.js';
 
-/** What `audit --list` prints: every probe, the FAPI 2.0 ones (run by --plan fapi2) last. */
+/** Every probe: what `audit --list` prints, then the FAPI 2.0 ones (`audit --list --only fapi2`, run by --plan fapi2). */
 const PROBES = [...DEFAULT_PROBES, ...FAPI2_PROBES];
 
 const PAGE = 'docs/audit-probes.md';

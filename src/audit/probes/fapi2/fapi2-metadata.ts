@@ -11,7 +11,7 @@ export const fapi2MetadataProbe: AuditProbe = {
   title: 'the metadata announces the FAPI 2.0 server rules',
   rfc: 'FAPI 2.0 SP §5.3.2.1, §5.3.2.2',
   category: 'fapi2',
-  threat: 'FAPI 2.0 Attacker Model (a client that cannot tell what the server enforces falls back to weaker ways)',
+  threat: 'RFC 8414 §2 (a client that cannot tell what the server enforces falls back to weaker ways)',
   remedy: 'Require PAR, announce S256 only, iss, DPoP or mTLS-bound tokens, and only private_key_jwt and mTLS client authentication.',
   needsFlow: false,
   async run(ctx) {
