@@ -112,7 +112,7 @@ describe('--authorization-details (RFC 9396) against the mock', () => {
           client_id: 'rar-app',
           redirect_uri: 'http://127.0.0.1/callback',
           state: 's',
-          scope: 'photo',
+          scope: 'photo offline_access',
           authorization_details: JSON.stringify(DETAILS),
         });
         const res = await fetch(`${auto.issuer}/authorize?${q}`, { redirect: 'manual' });
@@ -129,7 +129,16 @@ describe('--authorization-details (RFC 9396) against the mock', () => {
       expect(((await other.json()) as Record<string, unknown>).error).toBe('invalid_authorization_details');
       const same = await redeem(DETAILS);
       expect(same.status).toBe(200);
-      expect(((await same.json()) as Record<string, unknown>).authorization_details).toEqual(DETAILS);
+      const tokens = (await same.json()) as Record<string, unknown>;
+      expect(tokens.authorization_details).toEqual(DETAILS);
+      // RFC 9396 section 7: a refresh keeps the grant's details.
+      const refreshed = await fetch(`${auto.issuer}/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('rar-app:rar-app-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string }),
+      });
+      const r2 = (await refreshed.json()) as Record<string, unknown>;
+      expect(r2.authorization_details).toEqual(DETAILS);
     } finally {
       await auto.close();
     }

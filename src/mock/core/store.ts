@@ -184,6 +184,8 @@ export interface RefreshTokenRecord {
   session?: SessionRecord;
   /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
   resources?: string[];
+  /** RFC 9396 section 7: the authorization details of the grant, kept for every token the refresh issues. */
+  authorizationDetails?: AuthorizationDetail[];
   jkt?: string;
 }
 

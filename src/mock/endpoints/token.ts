@@ -174,6 +174,7 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     grantedResources: record.resources ?? [],
     binding,
     ...(record.session !== undefined ? { session: record.session } : {}),
+    ...(record.authorizationDetails !== undefined ? { authorizationDetails: record.authorizationDetails } : {}),
   });
 }
 
@@ -271,6 +272,7 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
       ...(dpop && client.tokenEndpointAuthMethods.includes('none') ? { jkt: grant.binding!.jkt! } : {}),
       ...(grant.session !== undefined ? { session: grant.session } : {}),
+      ...(grant.authorizationDetails !== undefined ? { authorizationDetails: grant.authorizationDetails } : {}),
     });
     body.refresh_token = refreshToken;
   }
