@@ -98,6 +98,8 @@ describe('the JSON Schemas', () => {
     ['a short initial access token', { registration: { initial_access_token: 'short' } }],
     ['a flag that is not true or false', { dpop_nonce: 'yes' }],
     ['an unknown MCP field', { mcp: { tools: {} } }],
+    ['a security profile other than fapi2', { security_profile: 'fapi1' }],
+    ['an empty authorization details type', { authorization_details_types: [''] }],
     ['scopes for a tool the MCP server does not have', { mcp: { tool_scopes: { delete_all: ['photo'] } } }],
     ['resource metadata in the 2025-03-26 revision', { mcp: { revision: '2025-03-26', resource_metadata: 'root' } }],
     ['an unknown MCP client mode', { mcp: { clients: 'pre-registered' } }],

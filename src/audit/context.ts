@@ -355,12 +355,15 @@ export class AuditContext {
    * One token request, exactly as given (client authentication from `client`), recorded. A client that
    * authenticates with a JWT gets a fresh assertion unless the probe gives its own; `headers` (a DPoP proof) are added.
    */
-  async token(grant: GrantParams, client: ClientCredentials = this.client, extra: { clientAssertion?: string; headers?: Record<string, string> } = {}): Promise<TokenExchange> {
+  async token(grant: GrantParams, client: ClientCredentials = this.client, extra: { clientAssertion?: string; headers?: Record<string, string>; withoutDpop?: boolean } = {}): Promise<TokenExchange> {
     const req =
       extra.clientAssertion !== undefined
         ? buildTokenRequest(this.config.tokenEndpoint, client, grant, { clientAssertion: extra.clientAssertion })
         : await this.authenticatedRequest(this.config.tokenEndpoint, grant, client);
-    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: { ...req.headers, ...extra.headers }, body: req.body });
+    // --fapi2: sender-constrained tokens only (FAPI 2.0 Security Profile section 5.3.2.1), so every token request has a proof of its own.
+    const dpop: Record<string, string> =
+      this.config.fapi2 && this.config.dpop && extra.headers?.dpop === undefined && !extra.withoutDpop ? { dpop: await this.config.dpop.proof('POST', req.url) } : {};
+    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: { ...req.headers, ...dpop, ...extra.headers }, body: req.body });
   }
 
   /** A request to the token endpoint shaped by the probe (another method, parameters in the URL, repeated ones), recorded. */
@@ -394,7 +397,12 @@ export class AuditContext {
   }
 
   /** Redeems an issued code the way the client normally would. */
-  redeem(issued: IssuedCode, overrides: Partial<GrantParams> = {}, client?: ClientCredentials, extra: { clientAssertion?: string; headers?: Record<string, string> } = {}): Promise<TokenExchange> {
+  redeem(
+    issued: IssuedCode,
+    overrides: Partial<GrantParams> = {},
+    client?: ClientCredentials,
+    extra: { clientAssertion?: string; headers?: Record<string, string>; withoutDpop?: boolean } = {},
+  ): Promise<TokenExchange> {
     const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
     for (const [k, v] of Object.entries(overrides)) grant[k] = v;
     return this.token(grant, client, extra);

@@ -30,6 +30,7 @@ export const PROBE_CATEGORIES = [
   'mcp',
   'tls',
   'sessions',
+  'fapi2',
 ] as const;
 export type ProbeCategory = (typeof PROBE_CATEGORIES)[number];
 

@@ -1,11 +1,12 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { httpTimeoutMs } from './http-timeout.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import type { Renderer, Style } from '../output/render.js';
-import type { ProbeStatus } from '../audit/types.js';
+import type { AuditProbe, ProbeStatus } from '../audit/types.js';
+import type { AuditPlan } from '../audit/plan.js';
 import type { AuditView } from '../audit/table.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
 import type { FlowConfig } from '../client/flow-config.js';
@@ -33,6 +34,8 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   markdown?: string;
   sarif?: string;
   list?: boolean;
+  /** --plan fapi2: a profile's requirements, each met only when all its probes pass. */
+  plan?: string;
 }
 
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
@@ -48,7 +51,8 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     import('../audit/probes/index.js'),
   ]);
   const apiUrl = checkApiUrl(options.apiUrl);
-  const selected = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
+  const { all, plan } = await auditScope(PROBES, options.plan);
+  const selected = selectPlanProbes(all, plan, options);
   // The resource server's probes (an MCP server's too) run only when the audit starts from one (--protected-resource URL).
   const probes = options.protectedResource !== undefined ? selected : selected.filter((p) => p.category !== 'protected-resource' && p.category !== 'mcp');
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
@@ -102,15 +106,18 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     if (options.markdown !== undefined) await writeReport('--markdown', options.markdown, async () => (await import('../audit/markdown.js')).toMarkdown(report, suite));
     // SARIF is meant to be uploaded (GitHub code scanning), so it is written for its owner only.
     if (options.sarif !== undefined) await writeReport('--sarif', options.sarif, async () => (await import('../audit/sarif.js')).toSarif(report, config.authorizationEndpoint), 0o600);
+    const planModule = plan ? await import('../audit/plan.js') : undefined;
+    const verdict = plan && planModule ? planModule.judgePlan(plan, report.probes) : undefined;
     if (options.json) {
-      printJson(io, { probes: report.probes, summary: report.summary });
+      printJson(io, { probes: report.probes, summary: { ...report.summary, ...(verdict ? { plan: verdict } : {}) } });
     } else if (view.finish) {
       view.finish(report);
     } else {
       const { formatAuditTable } = await import('../audit/table.js');
       io.stdout.write(formatAuditTable(report, colorEnabled(withIO(io, { stderr: io.stdout }), options.color)));
     }
-    return report.summary.fail > 0 ? 1 : 0;
+    if (!options.json && plan && planModule && verdict) io.stdout.write(planModule.formatPlan(plan, verdict));
+    return report.summary.fail > 0 || verdict?.passed === false ? 1 : 0;
   } finally {
     await browser?.close();
     await http.close();
@@ -134,13 +141,37 @@ async function terminalView(options: AuditOptions, io: IO, probes: readonly { id
   return {};
 }
 
-/** `audit --list [--json]`: every probe with its category, threat and title; nothing is sent anywhere. */
+/** `audit --list [--json]`: the probes a run with the same options would run (every probe with --only fapi2 too), with category, threat and title; nothing is sent anywhere. */
 async function listProbes(options: AuditOptions, io: IO): Promise<number> {
   const [{ PROBES }, { probeListing, formatProbeList }, { printJson }] = await Promise.all([import('../audit/probes/index.js'), import('../audit/list.js'), import('../output/render.js')]);
-  const probes = selectProbes(PROBES, [...(options.only ?? []), ...(options.probe ?? [])], options.skip ?? []);
+  const { all, plan } = await auditScope(PROBES, options.plan);
+  const probes = selectPlanProbes(all, plan, options);
   if (options.json) printJson(io, { probes: probeListing(probes) });
   else io.stdout.write(formatProbeList(probes));
   return 0;
+}
+
+const PLANS = ['fapi2'] as const;
+
+/**
+ * The probes the audit may run: every probe, and the FAPI 2.0 ones (which run only with --plan fapi2
+ * or when --only names them: ordinary servers are not held to the profile, and one of them waits 61 s).
+ */
+async function auditScope<T extends AuditProbe>(probes: readonly T[], planName: string | undefined): Promise<{ all: readonly AuditProbe[]; plan?: AuditPlan }> {
+  if (planName !== undefined && !(PLANS as readonly string[]).includes(planName)) throw new UsageError(`unknown --plan ${JSON.stringify(planName)}`, `plans: ${PLANS.join(', ')}`);
+  const [{ FAPI2_PROBES }, { FAPI2_PLAN }] = await Promise.all([import('../audit/probes/fapi2/index.js'), import('../audit/probes/fapi2/plan.js')]);
+  return { all: [...probes, ...FAPI2_PROBES.filter((p) => !probes.some((q) => q.id === p.id))], ...(planName === 'fapi2' ? { plan: FAPI2_PLAN } : {}) };
+}
+
+/** A plan's probes (then --skip), else --only and --skip; with neither, every probe but the FAPI 2.0 category's. */
+function selectPlanProbes(all: readonly AuditProbe[], plan: AuditPlan | undefined, options: AuditOptions): readonly AuditProbe[] {
+  const only = [...(options.only ?? []), ...(options.probe ?? [])];
+  if (plan !== undefined && only.length === 0) {
+    const ids = new Set(plan.requirements.flatMap((r) => r.probes));
+    return selectProbes(all, [], options.skip ?? []).filter((p) => ids.has(p.id));
+  }
+  const chosen = selectProbes(all, only, options.skip ?? []);
+  return only.length > 0 ? chosen : chosen.filter((p) => p.category !== 'fapi2');
 }
 
 /**
@@ -232,6 +263,7 @@ export function register(program: Command, io: IO): void {
     .option('--second-client-id <ID>', 'another registered client, for the code-to-client binding probe')
     .option('--second-client-secret <S>', `its secret, if it is confidential (also ${SECOND_CLIENT_SECRET_ENV})`)
     .option('--list', 'list every probe (id, category, threat, title) and exit; with --json as JSON')
+    .addOption(new Option('--plan <NAME>', 'check a profile: each of its requirements (named by clause) met only when all its probes pass; exit 1 when one is not').choices(PLANS))
     .option('--only <ID>', 'run only these probes or categories (comma-separated or repeated)', collect)
     .option('--probe <ID>', 'the same as --only', collect)
     .option('--skip <ID>', 'leave these probes or categories out (comma-separated or repeated)', collect)
@@ -239,7 +271,10 @@ export function register(program: Command, io: IO): void {
       '--api-url <URL>',
       'a protected resource that accepts the access tokens: code-single-use checks there that revoked tokens stop working, dpop-bound-as-bearer presents a DPoP-bound token there',
     )
-    .option('--json', 'print {"probes":[{"id","title","status","rfc","detail","category","threat","remedy"}],"summary":{"pass","fail","warn","skip","not_tested":[{"what","why"}]}}')
+    .option(
+      '--json',
+      'print {"probes":[{"id","title","status","rfc","detail","category","threat","remedy"}],"summary":{"pass","fail","warn","skip","not_tested":[{"what","why"}]}} (with --plan, summary.plan: {"name","passed","requirements"})',
+    )
     .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
     .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")')
     .option('--sarif <FILE>', 'also write the failures and warnings as SARIF 2.1.0 to FILE (mode 0600), for GitHub code scanning');
@@ -247,10 +282,11 @@ export function register(program: Command, io: IO): void {
   addCommonOptions(cmd).addHelpText(
     'after',
     `
-Exit status: 1 when any probe fails, 0 otherwise (warnings and skips do not fail).
+Exit status: 1 when any probe fails, or with --plan when a requirement is not met; 0 otherwise (warnings and skips do not fail, except in a plan).
 
 Examples:
   $ oauthctl audit --list
+  $ oauthctl audit --plan fapi2 --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope openid --username alice --password wonderland --skip fapi2-code-lifetime   # exits 1: no FAPI 2.0 server (docs/fapi2.md)
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --only pkce,token-endpoint --sarif audit.sarif
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope "photo offline_access" --username alice --password wonderland
   $ OAUTHCTL_PASSWORD="$PW" oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-web --client-secret "$SECRET" --scope photo --username alice --junit audit.xml

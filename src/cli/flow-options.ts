@@ -9,11 +9,12 @@ import type { FlowConfig, PkceParams } from '../client/flow-config.js';
 import { collect, parseHttpUrl } from './command.js';
 import { addHttpTimeoutOption } from './http-timeout.js';
 import { addSecuredFlowOptions, parseSecuredFlowOptions, type SecuredFlowOptionsInput, type SecuredFlowSettings } from './secured-flow-options.js';
+import { addFapiFlowOptions, parseFapiFlowOptions, type FapiFlowOptionsInput, type FapiFlowSettings } from './fapi-flow-options.js';
 
 export type { FlowConfig, PkceParams } from '../client/flow-config.js';
 
 /** The flow options as commander gives them (no defaults, so a profile can be merged under them). */
-export interface FlowOptionsInput extends SecuredFlowOptionsInput {
+export interface FlowOptionsInput extends SecuredFlowOptionsInput, FapiFlowOptionsInput {
   /** --token-store: where a login, and a registration made for it (--register), are kept. */
   tokenStore?: string | undefined;
   authUrl?: string | undefined;
@@ -90,7 +91,7 @@ export function addFlowOptions(cmd: Command): Command {
     .option('--backchannel-authentication-endpoint <URL>', 'override the backchannel authentication endpoint (OpenID Connect CIBA)')
     .option('--protected-resource <URL>', 'start from this protected resource: its authorization server, resource indicator and scopes (RFC 9728, RFC 8707)')
     .option('--register', 'register a client first when no --client-id is given, and reuse it next time (RFC 7591)');
-  return addSecuredFlowOptions(cmd)
+  return addFapiFlowOptions(addSecuredFlowOptions(cmd))
     .option('--profile <NAME>', 'take the options not given here from this profile of the config file (also OAUTHCTL_PROFILE)')
     .option('--config <FILE>', 'the profiles file (default $XDG_CONFIG_HOME/oauthctl/config.json)');
 }
@@ -103,6 +104,8 @@ export interface ParsedFlowOptions extends Omit<FlowConfig, 'authorizationEndpoi
   discover: boolean;
   /** PAR, DPoP, JAR, resources, keys: checked here, loaded by the pipeline (resolveSecuredSettings). */
   secured: SecuredFlowSettings;
+  /** JARM, RAR, --fapi2: checked here, applied by the pipeline after discovery (resolveFapiSettings). */
+  fapi: FapiFlowSettings;
 }
 
 /**
@@ -142,6 +145,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
     throw new UsageError(`--auth-method ${authMethod} sends no client secret, but --client-secret was given`, 'drop one of them');
   }
   const secured = parseSecuredFlowOptions(raw, authMethod);
+  const fapi = parseFapiFlowOptions({ ...raw, authMethod });
 
   const redirectUri = checkRedirectUri(raw.redirectUri ?? DEFAULT_REDIRECT_URI);
   const scopes = parseScope(raw.scope ?? []);
@@ -169,7 +173,7 @@ export function parseFlowOptions(raw: FlowOptionsInput, env: NodeJS.ProcessEnv =
     if (value !== undefined) endpoints[field] = parseHttpUrl(flag)(value);
   }
 
-  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints, secured };
+  const out: ParsedFlowOptions = { clientId, authMethod, redirectUri, scopes, state, extraParams, discover, endpoints, secured, fapi };
   if (raw.verifyIdToken === false) out.acceptUnverifiedIdToken = true;
   if (authUrl !== undefined) out.authUrl = authUrl.replace(/\/+$/, '');
   if (authorizationEndpoint !== undefined) out.authorizationEndpoint = authorizationEndpoint;

@@ -36,7 +36,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
   }
   const raw = await promptForMissingOptions(fromResource, io, { http: ctx.http, renderer: ctx.renderer, json: given.json });
   const parsed = parseFlowOptions(raw, io.env);
-  const { discover, secured, ...settings } = parsed;
+  const { discover, secured, fapi, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
   if (fromResource.protectedResource !== undefined) config.protectedResource = fromResource.protectedResource;
   if (discover && parsed.issuer !== undefined) {
@@ -61,6 +61,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
     if (m.authorization_response_iss_parameter_supported) ctx.renderer.info('the server sends iss in the redirect (RFC 9207); it will be checked');
   }
   await (await import('./secured-flow-options.js')).resolveSecuredSettings(secured, config);
+  await (await import('./fapi-flow-options.js')).resolveFapiSettings(fapi, config);
   const needs = ctx.needs ?? 'both';
   if (needs !== 'token' && config.authorizationEndpoint === '') {
     throw new UsageError('no authorization endpoint known', 'give --authorization-endpoint, --auth-url or --issuer');

@@ -40,8 +40,8 @@ const CLIENT_GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'token-store',
     ],
   ],
-  ['The flow:', ['redirect-uri', 'scope', 'state', 'pkce', 'no-pkce', 'code-verifier', 'code-challenge-method', 'param', 'resource', 'no-verify-id-token']],
-  ['Client authentication:', ['client-secret', 'auth-method', 'signing-key', 'signing-key-id', 'client-assertion-audience', 'tls-cert', 'tls-key', 'par', 'jar', 'dpop', 'dpop-key']],
+  ['The flow:', ['redirect-uri', 'scope', 'state', 'pkce', 'no-pkce', 'code-verifier', 'code-challenge-method', 'param', 'resource', 'no-verify-id-token', 'response-mode', 'authorization-details']],
+  ['Client authentication:', ['client-secret', 'auth-method', 'signing-key', 'signing-key-id', 'client-assertion-audience', 'tls-cert', 'tls-key', 'par', 'jar', 'dpop', 'dpop-key', 'fapi2']],
   ['User agent:', ['no-browser', 'manual', 'device', 'ciba', 'headless', 'username', 'password', 'consent', 'browser-driver', 'browser-path']],
   ['HTTP:', ['http-timeout', 'insecure']],
 ];

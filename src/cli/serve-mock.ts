@@ -29,6 +29,8 @@ export interface ServeMockOptions {
   /** false with --no-consent. */
   consent?: boolean;
   autoLogin?: string;
+  /** --fapi2: the configuration's security_profile "fapi2" (FAPI 2.0 Security Profile server rules). */
+  fapi2?: boolean;
   /** Overrides the configuration's access_token_format. */
   accessTokenFormat?: string;
   /** HTTPS with a certificate made at start, or --tls-cert/--tls-key. */
@@ -72,6 +74,7 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   const defaults = input === undefined;
   const tls = await tlsOption(options);
   if (format !== undefined) input = { ...input, access_token_format: format as AccessTokenFormat };
+  if (options.fapi2) input = { ...input, security_profile: 'fapi2' };
   try {
     server = await createMockServer(input, {
       host: options.host ?? '127.0.0.1',
@@ -198,6 +201,7 @@ export function register(program: Command, io: IO): void {
     .option('--auto-login <USER>', 'skip login and consent: issue the code for USER at once (CI, load tests)')
     .option('--issuer-url <URL>', 'the issuer to announce (metadata, iss, --json) when clients reach the mock through a proxy or container name')
     .option('--admin', 'turn the admin API ({auth_url}/_mock/) on when listening beyond loopback: whoever reaches it can mint tokens')
+    .option('--fapi2', 'the FAPI 2.0 Security Profile: PAR only, PKCE S256, DPoP or mTLS-bound tokens, private_key_jwt or mTLS clients (docs/fapi2.md)')
     .option('--access-token-format <FORMAT>', 'jwt (RFC 9068, the default) or opaque (random reference tokens, as Google and GitHub issue)')
     .option('--tls', 'HTTPS with a CA and a certificate made at start (needs openssl); --json adds "ca_file"')
     .option('--tls-cert <FILE>', 'HTTPS with your own certificate (PEM), with --tls-key')

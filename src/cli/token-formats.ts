@@ -96,6 +96,8 @@ export function tokenJson(entry: CachedTokens, context: TokenJsonContext): Recor
     ...(expires !== undefined && { expires_at: expires, expires_in: Math.max(0, expires - Math.floor(context.nowMs / 1000)), expiry: rfc3339(expires) }),
     ...(entry.scope !== undefined && { scope: entry.scope }),
     scopes: entry.scope?.split(' ').filter(Boolean) ?? [],
+    // RFC 9396 section 7: what the server granted, as it said it.
+    ...(entry.authorization_details !== undefined && { authorization_details: entry.authorization_details }),
     refreshed: context.refreshed,
   };
 }

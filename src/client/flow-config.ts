@@ -1,5 +1,7 @@
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
+import type { AuthorizationDetail } from '../oauth/authorization-details.js';
+import type { JarmResponseMode } from '../oauth/jarm.js';
 import type { CodeChallengeMethod } from '../oauth/pkce.js';
 import type { ClientAuthMethod, ClientSigningKey } from '../oauth/token-request.js';
 import type { DpopSession } from './dpop.js';
@@ -52,6 +54,12 @@ export interface FlowConfig {
   assertionAudience?: string | undefined;
   /** --tls-cert and --tls-key (RFC 8705): the files, kept with cached logins so that `call` presents them again. */
   tlsClientCertificate?: { certFile: string; keyFile: string } | undefined;
+  /** --response-mode: the authorization response as a signed JWT (JARM), verified before use. */
+  responseMode?: JarmResponseMode | undefined;
+  /** --authorization-details (RFC 9396): in the authorization request (or PAR) and the token request. */
+  authorizationDetails?: AuthorizationDetail[] | undefined;
+  /** --fapi2: the FAPI 2.0 Security Profile's client rules, checked against the metadata before any request. */
+  fapi2?: boolean | undefined;
 }
 
 /** The authorization request URL (RFC 6749 section 4.1.1) of a flow; `redirectUri` as the listener really serves it. */
@@ -64,7 +72,12 @@ export function authorizationUrlOf(config: FlowConfig, redirectUri: string = con
     state: config.state,
     codeChallenge: config.pkce?.codeChallenge,
     codeChallengeMethod: config.pkce?.codeChallengeMethod,
-    extraParams: { ...config.extraParams, ...(config.dpop && { dpop_jkt: config.dpop.key.jkt }) },
+    extraParams: {
+      ...config.extraParams,
+      ...(config.dpop && { dpop_jkt: config.dpop.key.jkt }),
+      ...(config.responseMode !== undefined && { response_mode: config.responseMode }),
+      ...(config.authorizationDetails !== undefined && { authorization_details: JSON.stringify(config.authorizationDetails) }),
+    },
     resources: config.resources,
   }).href;
 }

@@ -78,7 +78,8 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     renderer.step('Redirect received');
     renderer.info(`${capture.method} ${capture.url.split(/[?#]/)[0]} (parameters in the ${capture.via === 'form_post' ? 'form body' : capture.via})`);
     for (const [name, value] of Object.entries(capture.params)) renderer.info(`  ${name}=${value}`);
-    const response = checkRedirect(capture, config);
+    const { authorizationResponseParams } = await import('./jarm.js');
+    const response = checkRedirect(capture, await authorizationResponseParams(options.http, config, capture, renderer), config);
     renderer.ok(`state matches${response.iss !== undefined && config.issuer !== undefined ? `; iss matches ${response.iss}` : ''}`);
 
     renderer.step('Token request');
@@ -93,9 +94,18 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
         code: response.code,
         redirect_uri: receiver.redirectUri,
         code_verifier: config.pkce?.codeVerifier,
+        // RFC 9396 section 6.1: the details asked for again at the token endpoint.
+        authorization_details: config.authorizationDetails !== undefined ? JSON.stringify(config.authorizationDetails) : undefined,
       },
       { renderer },
     );
+    if (config.fapi2 && config.dpop && tokenResponse.token_type?.toLowerCase() !== 'dpop') {
+      // FAPI 2.0 Security Profile section 5.3.3.1: sender-constrained tokens only, no bearer fallback.
+      throw new FlowError(
+        `the server issued a ${JSON.stringify(tokenResponse.token_type ?? '(no token_type)')} token, not a DPoP-bound one`,
+        'FAPI 2.0 takes sender-constrained tokens only; the token is not used',
+      );
+    }
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokenResponse);
     warnScopesNotGranted(renderer, config.scopes, tokenResponse);
@@ -158,15 +168,16 @@ async function holdRedirect(renderer: Renderer, capture: RedirectCapture): Promi
 }
 
 /** State first: a mismatch means nothing in the redirect is used, and no token request is sent. */
-function checkRedirect(capture: RedirectCapture, config: FlowConfig) {
+function checkRedirect(capture: RedirectCapture, params: Record<string, string>, config: FlowConfig) {
   if (capture.repeated) {
     throw new FlowError(`the redirect repeats ${capture.repeated.join(', ')}`, 'no token request was sent: a parameter must not be included more than once (RFC 6749 section 3.1)');
   }
   try {
-    return validateAuthorizationResponse(capture.params, {
+    return validateAuthorizationResponse(params, {
       state: config.state,
       issuer: config.issuer,
-      issRequired: config.metadata?.authorization_response_iss_parameter_supported === true,
+      // FAPI 2.0 Security Profile section 5.3.3.2 (RFC 9207): the client requires iss.
+      issRequired: config.fapi2 === true || config.metadata?.authorization_response_iss_parameter_supported === true,
     });
   } catch (err) {
     if (err instanceof OAuthError) {

@@ -71,7 +71,7 @@ export function loopbackBindAddress(hostname: string): string | undefined {
 }
 
 /** Fragment posts carry this header; a cross-site form cannot set it. */
-const FRAGMENT_HEADER = 'x-oauthctl-fragment';
+export const FRAGMENT_HEADER = 'x-oauthctl-fragment';
 
 /**
  * The port a URI names, as written: `http://127.0.0.1:80/cb` names 80, which the URL parser drops as
@@ -161,8 +161,8 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
 
   function finish(req: IncomingMessage, res: ServerResponse, capture: RedirectCapture, startedAt: number, body?: string): void {
     const p = capture.params;
-    if (!options.acceptAnyParameters && p.code === undefined && p.error === undefined && p.state === undefined) {
-      // A probe, not an authorization response (RFC 6749 section 4.1.2): the flow keeps waiting.
+    if (!options.acceptAnyParameters && p.code === undefined && p.error === undefined && p.state === undefined && p.response === undefined) {
+      // A probe, not an authorization response (RFC 6749 section 4.1.2, or JARM's response JWT): the flow keeps waiting.
       res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Not an authorization response: no code, error or state\n');
       recordRedirect(req, res, capture, startedAt, body, '');
       return;
@@ -269,6 +269,8 @@ function captureOf(via: RedirectCapture['via'], search: URLSearchParams, url: st
 function outcomeOf(capture: RedirectCapture, expectedState: string | undefined, postLogout: boolean): RedirectOutcome {
   const p = capture.params;
   if (capture.repeated) return { ok: false, error: 'invalid_request', description: `repeated parameters: ${capture.repeated.join(', ')}` };
+  // A response JWT (JARM) is verified by the flow, after this page: the page says only that it arrived.
+  if (p.response !== undefined && p.state === undefined) return { ok: true };
   if (expectedState !== undefined && (p.state === undefined || !constantTimeEqual(p.state, expectedState))) {
     return { ok: false, error: 'state mismatch', description: 'the redirect does not answer the request oauthctl sent; nothing was exchanged' };
   }

@@ -38,6 +38,8 @@ export interface CachedTokens {
   token_store?: 'keyring';
   /** The protected resource the login was made for (`--protected-resource`, RFC 9728): its key. */
   resource?: string;
+  /** What the token response says was granted of a rich authorization request (RFC 9396 section 7). */
+  authorization_details?: unknown[];
 }
 
 /**
@@ -207,6 +209,7 @@ export function cacheEntryFrom(response: TokenResponseFields, source: TokenSourc
   if (typeof response.refresh_token === 'string') entry.refresh_token = response.refresh_token;
   if (typeof response.id_token === 'string') entry.id_token = response.id_token;
   if (typeof response.scope === 'string') entry.scope = response.scope;
+  if (Array.isArray(response.authorization_details)) entry.authorization_details = response.authorization_details as unknown[];
   const expiresIn = Number(response.expires_in);
   // An expires_in of 0 is what some servers send for "no expiry": the access token's exp is used then.
   if (response.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn > 0) {

@@ -137,6 +137,7 @@ async function refreshLocked(
       if (next.refresh_token === undefined && refreshToken !== undefined) next.refresh_token = refreshToken;
       if (next.scope === undefined && entry.scope !== undefined) next.scope = entry.scope;
       if (next.id_token === undefined && entry.id_token !== undefined) next.id_token = entry.id_token;
+      if (next.authorization_details === undefined && entry.authorization_details !== undefined) next.authorization_details = entry.authorization_details;
       if (entry.token_store !== undefined) next.token_store = entry.token_store;
       await writeEntry(path, next);
       return { accessToken: next.access_token, entry: next, refreshed: true, response };

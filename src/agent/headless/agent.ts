@@ -1,5 +1,6 @@
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http.js';
 import type { UserAgent, UserAgentContext } from '../../client/user-agent.js';
+import { FRAGMENT_HEADER } from '../../client/listener.js';
 import { CookieJar } from './cookies.js';
 import type { ConsentDecision, Credentials } from './forms.js';
 import { stoppedOnPage } from './page-errors.js';
@@ -66,6 +67,14 @@ async function deliverRedirect(http: HttpClient, result: NavigationResult, ctx: 
   if (result.kind === 'page') throw stoppedOnPage(result, { redirectUri: ctx.redirectUri, clientId: new URL(ctx.authorizationUrl).searchParams.get('client_id') ?? undefined });
   ctx.renderer.info(`redirected to the redirect URI after ${result.steps} step${result.steps === 1 ? '' : 's'}`);
   const headers: Record<string, string> = { accept: 'text/html' };
+  const hash = result.method === 'GET' ? new URL(result.url).hash.slice(1) : '';
+  if (hash !== '') {
+    // Parameters in the fragment (response_mode fragment.jwt): posted back as the listener's page does in a browser.
+    const url = new URL(result.url);
+    url.hash = '';
+    await http.request(url.href, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', [FRAGMENT_HEADER]: '1' }, body: hash, signal: ctx.signal });
+    return;
+  }
   if (result.method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
   await http.request(result.url, { method: result.method, headers, ...(result.body !== undefined ? { body: result.body } : {}), signal: ctx.signal });
 }

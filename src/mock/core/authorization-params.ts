@@ -61,6 +61,7 @@ export async function checkAuthorization(ex: Exchange, values: Map<string, strin
     error,
     description,
     ...(check.request.formPost ? { formPost: true } : {}),
+    ...(check.request.responseMode !== undefined ? { jarm: check.request.responseMode } : {}),
   });
   const hint = params.get('id_token_hint');
   if (hint !== undefined) {

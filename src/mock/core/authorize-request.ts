@@ -1,3 +1,5 @@
+import { parseAuthorizationDetailsParam, unknownAuthorizationDetailTypes } from '../../oauth/authorization-details.js';
+import { isJarmResponseMode, jarmDelivery, type JarmResponseMode } from '../../oauth/jarm.js';
 import { codeVerifierProblem, type CodeChallengeMethod } from '../../oauth/pkce.js';
 import { parseScope } from '../../oauth/scope.js';
 import type { MockClient, MockConfig } from './config.js';
@@ -13,7 +15,7 @@ import type { AuthorizationRequest } from './store.js';
  */
 export type AuthorizeCheck =
   | { kind: 'page'; message: string; clientId?: string; registeredRedirectUris?: readonly string[] }
-  | { kind: 'redirect-error'; client: MockClient; redirectUri: string; state?: string; error: string; description: string; formPost?: boolean }
+  | { kind: 'redirect-error'; client: MockClient; redirectUri: string; state?: string; error: string; description: string; formPost?: boolean; jarm?: JarmResponseMode }
   | { kind: 'ok'; client: MockClient; request: AuthorizationRequest };
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -37,7 +39,9 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   const state = duplicate === 'state' ? undefined : values.get('state');
   // OAuth 2.0 Form Post Response Mode section 2: errors too go back by form post.
   const responseMode = values.get('response_mode');
-  const formPost = responseMode === 'form_post';
+  // JARM section 2.3: the signed modes; errors too go back signed.
+  const jarm = isJarmResponseMode(responseMode) ? responseMode : undefined;
+  const formPost = responseMode === 'form_post' || (jarm !== undefined && jarmDelivery(jarm) === 'form_post');
   const fail = (error: string, description: string): AuthorizeCheck => ({
     kind: 'redirect-error',
     client,
@@ -46,6 +50,7 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
     error,
     description,
     ...(formPost ? { formPost } : {}),
+    ...(jarm !== undefined ? { jarm } : {}),
   });
   if (duplicate) return fail('invalid_request', `the ${duplicate} parameter is sent more than once (RFC 6749 section 3.1)`);
 
@@ -58,7 +63,9 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
     );
   }
   // fragment is refused for code (OAuth 2.0 Multiple Response Type Encoding Practices section 5).
-  if (responseMode !== undefined && responseMode !== 'query' && !formPost) return fail('invalid_request', `response_mode ${q(responseMode)} is not supported; use query or form_post`);
+  if (responseMode !== undefined && responseMode !== 'query' && !formPost && jarm === undefined) {
+    return fail('invalid_request', `response_mode ${q(responseMode)} is not supported; use query, form_post or a JWT mode (jwt, query.jwt, fragment.jwt, form_post.jwt)`);
+  }
   if (values.has('request') || values.has('request_uri')) return fail('invalid_request', 'request objects (request, request_uri) are not supported');
   if (state === undefined) return fail('invalid_request', 'state is missing; send a fresh unguessable value with every request (RFC 6749 section 10.12)');
 
@@ -80,9 +87,18 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   const oidc = parseOidcParams(values);
   if (typeof oidc === 'string') return fail('invalid_request', oidc);
 
+  // RFC 9396 section 5: a malformed object or a type the server does not know.
+  const detailsParam = values.get('authorization_details');
+  const details = detailsParam === undefined ? undefined : parseAuthorizationDetailsParam(detailsParam);
+  if (typeof details === 'string') return fail('invalid_authorization_details', details);
+  const unknownTypes = details === undefined ? [] : unknownAuthorizationDetailTypes(details, config.authorizationDetailsTypes);
+  if (unknownTypes.length > 0) return fail('invalid_authorization_details', `authorization_details type ${unknownTypes.map(q).join(', ')} is not supported (RFC 9396 section 5)`);
+
   const nonce = values.get('nonce');
   const request: AuthorizationRequest = { clientId, redirectUri, state, scopes, prompt };
   if (formPost) request.formPost = true;
+  if (jarm !== undefined) request.responseMode = jarm;
+  if (details !== undefined) request.authorizationDetails = details;
   if (oidc.maxAge !== undefined) request.maxAge = oidc.maxAge;
   if (oidc.loginHint !== undefined) request.loginHint = oidc.loginHint;
   if (oidc.acrValues !== undefined) request.acrValues = oidc.acrValues;

@@ -86,7 +86,8 @@ export async function authenticateByAssertion(ex: Exchange, values: Map<string, 
       algorithms,
       issuer: clientId,
       subject: clientId,
-      audience: [issuer, `${issuer}/token`, `${issuer}${ex.path}`],
+      // FAPI 2.0 Security Profile section 5.3.2.1: the issuer identifier only.
+      audience: ex.state.config.securityProfile === 'fapi2' ? issuer : [issuer, `${issuer}/token`, `${issuer}${ex.path}`],
       requiredClaims: ['exp', 'jti'],
     });
     exp = payload.exp!;

@@ -9,6 +9,7 @@ import { SECURITY_TOP_KEYS, validateSecurityTop, type SecurityConfig } from './c
 import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } from './config-resource.js';
 import { LOGOUT_TOP_KEYS, validateLogoutTop } from './config-logout.js';
 import { validateMcpConfig, type McpConfig } from '../mcp/config.js';
+import { applyFapi2, FAPI_TOP_KEYS, validateFapiTop, type FapiConfig } from './config-fapi.js';
 
 // The clients' part lives in config-client.ts; what other modules import from here stays here.
 export { GRANT_TYPES, validateClient, type GrantType, type MockClient, type MockClientInput, type TokenEndpointAuthMethod } from './config-client.js';
@@ -42,6 +43,10 @@ export interface MockConfigInput {
   access_token_format?: AccessTokenFormat;
   resources?: string[];
   require_pushed_authorization_requests?: boolean;
+  /** RFC 9396: the authorization_details types the mock accepts. */
+  authorization_details_types?: string[];
+  /** The FAPI 2.0 Security Profile's server rules (serve-mock --fapi2). */
+  security_profile?: 'fapi2';
   dpop_nonce?: boolean;
   /** The one server's TLS: top level only, not in a named issuer. */
   tls_client_auth_ca?: string;
@@ -80,7 +85,7 @@ export interface MockLifetimes {
   refreshToken: number;
   idToken: number;
 }
-export interface MockConfig extends SecurityConfig, ResourceSideConfig {
+export interface MockConfig extends SecurityConfig, ResourceSideConfig, FapiConfig {
   clients: ReadonlyMap<string, MockClient>;
   users: ReadonlyMap<string, MockUser>;
   scopes: ReadonlyMap<string, MockScope>;
@@ -167,8 +172,14 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   if (!isJsonObject(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers', 'mcp'];
-  unknownKeys(input, ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...topKeys], '', fail);
+  unknownKeys(
+    input,
+    ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
+    '',
+    fail,
+  );
   const security = validateSecurityTop(input, fail);
+  const fapi = validateFapiTop(input, fail);
   const logout = validateLogoutTop(input, fail);
   const device = validateDeviceSettings(input, fail);
 
@@ -242,8 +253,13 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const mcp = validateMcpConfig(nested ? { enabled: false } : input.mcp, new Set(scopes.keys()), fail, [...issuers.keys()]);
   if (mcp.clients === 'cimd') resourceSide.registration.open = false;
 
+  if (fapi.securityProfile === 'fapi2') {
+    const codeProblem = applyFapi2(clients, lifetimes.code);
+    if (codeProblem) fail('lifetimes.code', codeProblem);
+    security.requirePushedAuthorizationRequests = true;
+  }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, ...fapi } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from '../../oauth/authorization-details.js';
 import type { ServerResponse } from 'node:http';
 import { respond, STYLESHEET_PATH } from './http.js';
 
@@ -91,10 +92,14 @@ export interface ConsentPageInput {
   clientId: string;
   username: string;
   scopes: { name: string; description: string }[];
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 export function consentPage(p: ConsentPageInput): string {
-  const items = p.scopes.map((s) => `<li><span class="scope">${escapeHtml(s.name)}</span> ${escapeHtml(s.description)}</li>`).join('\n');
+  const scopes = p.scopes.map((s) => `<li><span class="scope">${escapeHtml(s.name)}</span> ${escapeHtml(s.description)}</li>`);
+  // RFC 9396 section 1: the user sees each authorization detail, its type and what it says (escaped).
+  const details = (p.authorizationDetails ?? []).map((d) => `<li><span class="scope">${escapeHtml(d.type)}</span> <code>${escapeHtml(JSON.stringify(d))}</code></li>`);
+  const items = [...scopes, ...details].join('\n');
   return `<h1>Allow access?</h1>
 <p><strong>${escapeHtml(p.clientName)}</strong> <span class="muted">(${escapeHtml(p.clientId)})</span> asks to:</p>
 <ul class="scopes" aria-label="Requested permissions">

@@ -1,3 +1,5 @@
+import type { AuthorizationDetail } from '../../oauth/authorization-details.js';
+import type { JarmResponseMode } from '../../oauth/jarm.js';
 import type { CodeChallengeMethod } from '../../oauth/pkce.js';
 import { HttpError } from './http-error.js';
 
@@ -161,6 +163,8 @@ export interface CodeRecord {
   /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
   resources?: string[];
   dpopJkt?: string;
+  /** RFC 9396: the authorization details granted with the code. */
+  authorizationDetails?: AuthorizationDetail[];
   /** The request-log id of the authorization request (the flows page links the code exchange to it). */
   flow?: number;
   /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
@@ -180,6 +184,8 @@ export interface RefreshTokenRecord {
   session?: SessionRecord;
   /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
   resources?: string[];
+  /** RFC 9396 section 7: the authorization details of the grant, kept for every token the refresh issues. */
+  authorizationDetails?: AuthorizationDetail[];
   jkt?: string;
 }
 
@@ -244,6 +250,10 @@ export interface AuthorizationRequest {
   acrValues?: string[];
   claims?: ClaimsRequest;
   formPost?: boolean;
+  /** JARM: the response goes back as a signed JWT (src/mock/core/jarm.ts). */
+  responseMode?: JarmResponseMode;
+  /** RFC 9396: what the client asks for, checked against authorization_details_types. */
+  authorizationDetails?: AuthorizationDetail[];
   resources?: string[];
   dpopJkt?: string;
   /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
@@ -294,6 +304,8 @@ export type AccessTokenClaims = {
   cnf?: { jkt?: string; 'x5t#S256'?: string };
   /** RFC 8693 section 4.1: the actor of an exchanged token. */
   act?: Record<string, unknown>;
+  /** RFC 9396 section 9.1: the granted authorization details. */
+  authorization_details?: AuthorizationDetail[];
 };
 
 /** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */

@@ -1,10 +1,11 @@
 import { serverToken } from '../core/random-pool.js';
 import { checkAuthorization } from '../core/authorization-params.js';
 import type { MockClient } from '../core/config.js';
-import { errorDescription, queryParams, redirect, type Exchange } from '../core/http.js';
+import { errorDescription, queryParams, type Exchange } from '../core/http.js';
 import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
-import { redirectOrigin, withParams } from '../core/redirect-uri.js';
-import { sendFormPost } from '../core/form-post.js';
+import { redirectOrigin } from '../core/redirect-uri.js';
+import type { JarmResponseMode } from '../../oauth/jarm.js';
+import { sendAuthorizationResponse } from '../core/jarm.js';
 import { approveDevice } from '../core/device.js';
 import { currentSession, startSession, type Session } from '../core/session.js';
 import { autoLoginSession, mustSignInAgain } from '../core/sessions.js';
@@ -37,10 +38,10 @@ export async function handleAuthorize(ex: Exchange): Promise<void> {
   }
   ex.log.clientId = check.client.clientId;
   if (check.kind === 'redirect-error') {
-    redirectError(ex, check.redirectUri, check.state, check.error, check.description, 302, check.formPost);
+    await redirectError(ex, check.redirectUri, check.state, check.error, check.description, 302, check.formPost, check.jarm && { mode: check.jarm, clientId: check.client.clientId });
     return;
   }
-  continueAuthorization(ex, check.client, { ...check.request, flow: ex.id }, currentSession(ex), 302);
+  await continueAuthorization(ex, check.client, { ...check.request, flow: ex.id }, currentSession(ex), 302);
 }
 
 /**
@@ -48,7 +49,7 @@ export async function handleAuthorize(ex: Exchange): Promise<void> {
  * again for prompt=login, max_age or another user's id_token_hint; prompt=none shows no page but
  * answers login_required or consent_required instead (OpenID Connect Core 3.1.2.1 and 3.1.2.6).
  */
-export function continueAuthorization(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session | undefined, status: number): void {
+export function continueAuthorization(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session | undefined, status: number): void | Promise<void> {
   const { state } = ex;
   if (state.autoLogin !== undefined) {
     const auto = autoLoginSession(state, state.autoLogin);
@@ -59,8 +60,7 @@ export function continueAuthorization(ex: Exchange, client: MockClient, request:
         auto.authTime = state.now();
       }
     }
-    issueCode(ex, request, auto, status);
-    return;
+    return issueCode(ex, request, auto, status);
   }
   const signedIn = session?.record.username !== undefined ? session : undefined;
   if (!signedIn || mustSignInAgain(state, request, signedIn.record) || request.prompt.has('select_account')) {
@@ -73,16 +73,22 @@ export function continueAuthorization(ex: Exchange, client: MockClient, request:
     showConsent(ex, client, request, signedIn, newInteraction(ex, signedIn, request));
     return;
   }
-  issueCode(ex, request, signedIn.record, status);
+  return issueCode(ex, request, signedIn.record, status);
 }
 
-function noneError(ex: Exchange, request: AuthorizationRequest, error: string, text: string, status: number): void {
-  redirectError(ex, request.redirectUri, request.state, error, text, status, request.formPost);
+function noneError(ex: Exchange, request: AuthorizationRequest, error: string, text: string, status: number): Promise<void> {
+  return redirectError(ex, request.redirectUri, request.state, error, text, status, request.formPost, jarmOf(request));
+}
+
+/** JARM's mode and audience for a request that asked for a signed response. */
+export function jarmOf(request: AuthorizationRequest): { mode: JarmResponseMode; clientId: string } | undefined {
+  return request.responseMode !== undefined ? { mode: request.responseMode, clientId: request.clientId } : undefined;
 }
 
 export function needsConsent(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session): boolean {
   if (!ex.state.consent || !client.consent) return false;
-  if (request.prompt.has('consent')) return true;
+  // Each rich authorization request (RFC 9396) is a transaction of its own: always asked.
+  if (request.prompt.has('consent') || request.authorizationDetails !== undefined) return true;
   const granted = session.record.consents.get(client.clientId);
   return !granted || request.scopes.some((s) => !granted.has(s));
 }
@@ -121,12 +127,13 @@ export function showConsent(ex: Exchange, client: MockClient, request: Authoriza
     clientId: client.clientId,
     username: session.record.username ?? '',
     scopes,
+    authorizationDetails: request.authorizationDetails,
   });
   sendPage(ex.res, 200, 'Allow access', body, redirectOrigin(request.redirectUri));
 }
 
 /** RFC 6749 section 4.1.2: the code, the state, and the issuer (RFC 9207), for the session's user. */
-export function issueCode(ex: Exchange, request: AuthorizationRequest, session: SessionRecord, status: number): void {
+export function issueCode(ex: Exchange, request: AuthorizationRequest, session: SessionRecord, status: number): void | Promise<void> {
   // The device flow ends here instead: the device gets its tokens by polling (RFC 8628 section 3.5).
   if (request.device !== undefined) {
     session.clients?.add(request.clientId);
@@ -154,22 +161,30 @@ export function issueCode(ex: Exchange, request: AuthorizationRequest, session: 
   if (request.dpopJkt !== undefined) record.dpopJkt = request.dpopJkt;
   if (request.flow !== undefined) record.flow = request.flow;
   if (request.claims !== undefined) record.claims = request.claims;
+  if (request.authorizationDetails !== undefined) record.authorizationDetails = request.authorizationDetails;
   record.session = session;
   state.store.codes.set(code, record);
   session.clients?.add(request.clientId);
   ex.log.outcome = 'code issued';
   const params = { code, state: request.state, iss: state.issuer };
-  if (request.formPost) sendFormPost(ex.res, request.redirectUri, params);
-  else redirect(ex.res, withParams(request.redirectUri, params), status);
+  return sendAuthorizationResponse(ex, { redirectUri: request.redirectUri, status, formPost: request.formPost, jarm: jarmOf(request) }, params);
 }
 
 /** RFC 6749 section 4.1.2.1 with RFC 9207's iss. */
-export function redirectError(ex: Exchange, redirectUri: string, state: string | undefined, error: string, text: string, status = 302, formPost = false): void {
+export function redirectError(
+  ex: Exchange,
+  redirectUri: string,
+  state: string | undefined,
+  error: string,
+  text: string,
+  status = 302,
+  formPost = false,
+  jarm?: { mode: JarmResponseMode; clientId: string },
+): Promise<void> {
   const description = errorDescription(text);
   ex.log.outcome = 'error redirect';
   ex.log.error = error;
   ex.log.errorDescription = description;
   const params = { error, error_description: description, state, iss: ex.state.issuer };
-  if (formPost) sendFormPost(ex.res, redirectUri, params);
-  else redirect(ex.res, withParams(redirectUri, params), status);
+  return sendAuthorizationResponse(ex, { redirectUri, status, formPost, jarm }, params);
 }

@@ -105,5 +105,5 @@ export async function handleVerification(ex: Exchange): Promise<void> {
     prompt: new Set(),
     device: found.deviceCode,
   };
-  continueAuthorization(ex, client, request, session, 303);
+  await continueAuthorization(ex, client, request, session, 303);
 }

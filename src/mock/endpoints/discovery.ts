@@ -5,13 +5,19 @@ import { CIBA_DELIVERY_MODES } from '../../oauth/ciba.js';
 import { sendJson, type Exchange, type MockState } from '../core/http.js';
 import { registrationOpen } from '../core/client-metadata.js';
 import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
+import { FAPI2_AUTH_METHODS } from '../../oauth/fapi2.js';
+import { JARM_RESPONSE_MODES } from '../../oauth/jarm.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
 export function serverMetadata(state: MockState): Record<string, unknown> {
   const { issuer, config } = state;
   const plain = [...config.clients.values()].some((c) => c.allowPlainPkce);
   // RFC 7523, RFC 8705 section 2 (the tls ones only when the mock speaks TLS itself).
-  const authMethods = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...(state.mtls ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])];
+  const allMethods = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...(state.mtls ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])];
+  // FAPI 2.0 Security Profile section 5.3.2.1: private_key_jwt and mTLS only, no public clients.
+  const fapi2 = config.securityProfile === 'fapi2';
+  const authMethods = fapi2 ? allMethods.filter((m) => FAPI2_AUTH_METHODS.includes(m)) : allMethods;
+  const publicClients = fapi2 ? [] : ['none'];
   return {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
@@ -27,13 +33,15 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     backchannel_user_code_parameter_supported: false,
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
-    response_modes_supported: ['query', 'form_post'],
+    // JARM section 3: the signed response modes, signed as ID tokens are.
+    response_modes_supported: ['query', 'form_post', ...JARM_RESPONSE_MODES],
+    authorization_signing_alg_values_supported: [config.signingAlg],
     grant_types_supported: [...GRANT_TYPES],
-    token_endpoint_auth_methods_supported: [...authMethods, 'none'],
+    token_endpoint_auth_methods_supported: [...authMethods, ...publicClients],
     token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS],
     introspection_endpoint_auth_methods_supported: authMethods,
-    revocation_endpoint_auth_methods_supported: [...authMethods, 'none'],
-    code_challenge_methods_supported: plain ? ['S256', 'plain'] : ['S256'],
+    revocation_endpoint_auth_methods_supported: [...authMethods, ...publicClients],
+    code_challenge_methods_supported: plain && !fapi2 ? ['S256', 'plain'] : ['S256'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [config.signingAlg],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
@@ -58,6 +66,8 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     // RFC 7591 section 3 (open, or with the initial access token), and Client ID Metadata Documents.
     ...(registrationOpen(state) || state.config.registration.initialAccessToken !== undefined ? { registration_endpoint: `${issuer}/register` } : {}),
     client_id_metadata_document_supported: config.mcp.clients !== 'registration',
+    // RFC 9396 section 10.
+    ...(config.authorizationDetailsTypes.length > 0 ? { authorization_details_types_supported: config.authorizationDetailsTypes } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
-import { continueAuthorization, issueCode, needsConsent, newInteraction, redirectError, showConsent, showLogin } from './authorize.js';
+import { continueAuthorization, issueCode, jarmOf, needsConsent, newInteraction, redirectError, showConsent, showLogin } from './authorize.js';
 import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
 import { denyDevice } from '../core/device.js';
 import { errorPage, sendPage } from '../core/pages.js';
@@ -76,17 +76,17 @@ export async function handleLogin(ex: Exchange): Promise<void> {
   // A new session id at login (session fixation); the pending request moves with it.
   const session = startSession(ex, r.session, { username: user.username, authTime: ex.state.now() });
   ex.state.store.interactions.delete(r.interactionId);
-  afterLogin(ex, r.client, request, session);
+  await afterLogin(ex, r.client, request, session);
 }
 
-function afterLogin(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session): void {
+async function afterLogin(ex: Exchange, client: MockClient, request: AuthorizationRequest, session: Session): Promise<void> {
   if (needsConsent(ex, client, request, session)) {
     const id = newInteraction(ex, session, request);
     ex.log.outcome = 'signed in';
     redirect(ex.res, `consent?interaction=${encodeURIComponent(id)}`, 303);
     return;
   }
-  continueAuthorization(ex, client, request, session, 303);
+  await continueAuthorization(ex, client, request, session, 303);
 }
 
 /** GET /consent?interaction=...: the consent page after a login (post/redirect/get). */
@@ -112,11 +112,10 @@ export async function handleConsent(ex: Exchange): Promise<void> {
   ex.state.store.interactions.delete(r.interactionId);
   if (decision === 'deny') {
     if (request.device !== undefined) return denyDevice(ex, request.device);
-    redirectError(ex, request.redirectUri, request.state, 'access_denied', 'the user refused access', 303, request.formPost);
-    return;
+    return redirectError(ex, request.redirectUri, request.state, 'access_denied', 'the user refused access', 303, request.formPost, jarmOf(request));
   }
   const granted = r.session.record.consents.get(r.client.clientId) ?? new Set<string>();
   for (const s of request.scopes) granted.add(s);
   r.session.record.consents.set(r.client.clientId, granted);
-  issueCode(ex, request, r.session.record, 303);
+  await issueCode(ex, request, r.session.record, 303);
 }

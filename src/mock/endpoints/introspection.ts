@@ -60,6 +60,8 @@ export async function handleIntrospect(ex: Exchange): Promise<void> {
         iat: c.iat,
         jti: c.jti,
         ...(c.cnf !== undefined ? { cnf: c.cnf } : {}),
+        // RFC 9396 section 9.2.
+        ...(c.authorization_details !== undefined ? { authorization_details: c.authorization_details } : {}),
       },
       headers,
     );

@@ -1,3 +1,4 @@
+import { parseAuthorizationDetailsParam, unknownAuthorizationDetailTypes, type AuthorizationDetail } from '../../oauth/authorization-details.js';
 import { codeVerifierProblem, verifyCodeChallenge } from '../../oauth/pkce.js';
 import { serverToken } from '../core/random-pool.js';
 import { formatScope, parseScope } from '../../oauth/scope.js';
@@ -95,6 +96,8 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   }
   const resources = tokenResources(values, record.resources, ex.state);
   if (!resources.ok) return sendOAuthError(ex, 400, 'invalid_target', resources.description);
+  const details = grantedDetails(values.get('authorization_details'), record.authorizationDetails);
+  if (typeof details === 'string') return sendOAuthError(ex, 400, 'invalid_authorization_details', details);
 
   // Room first (a full store refuses with 503 and the code stays unused), then redeemed before the
   // first await, so that a concurrent second use already sees it.
@@ -125,6 +128,7 @@ async function exchangeCode(ex: Exchange, client: MockClient, values: Map<string
   // Assigned, not spread from conditional literals: every code has a session.
   if (record.session !== undefined) grant.session = record.session;
   if (record.claims !== undefined) grant.claims = record.claims;
+  if (details !== undefined) grant.authorizationDetails = details;
   await sendTokens(ex, client, grant);
 }
 
@@ -173,6 +177,7 @@ async function refresh(ex: Exchange, client: MockClient, values: Map<string, str
     grantedResources: record.resources ?? [],
     binding,
     ...(record.session !== undefined ? { session: record.session } : {}),
+    ...(record.authorizationDetails !== undefined ? { authorizationDetails: record.authorizationDetails } : {}),
   });
 }
 
@@ -197,6 +202,24 @@ export interface Grant {
   /** The browser session of the grant (sid, amr, acr) and the claims request parameter (sessions.ts). */
   session?: SessionRecord;
   claims?: ClaimsRequest;
+  /** RFC 9396 section 7: the authorization details granted, in the access token and the token response. */
+  authorizationDetails?: AuthorizationDetail[];
+}
+
+/**
+ * RFC 9396 section 6.1: the token request may repeat the details, or ask for fewer; never a type the
+ * code was not granted (invalid_authorization_details). Without the parameter the code's are granted.
+ */
+function grantedDetails(param: string | undefined, granted: AuthorizationDetail[] | undefined): AuthorizationDetail[] | string | undefined {
+  if (param === undefined) return granted;
+  const asked = parseAuthorizationDetailsParam(param);
+  if (typeof asked === 'string') return asked;
+  const notGranted = unknownAuthorizationDetailTypes(
+    asked,
+    (granted ?? []).map((d) => d.type),
+  );
+  if (notGranted.length > 0) return `authorization_details type ${notGranted.map((t) => JSON.stringify(t)).join(', ')} was not granted with this code (RFC 9396 section 6.1)`;
+  return asked;
 }
 
 /** RFC 6749 section 5.1, with a JWT access token (RFC 9068) and an ID token when openid was granted. */
@@ -232,11 +255,13 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       exp: iat + lifetime,
       auth_time: Math.floor(grant.authTime / 1000),
       ...confirmation(grant.binding),
+      ...(grant.authorizationDetails !== undefined ? { authorization_details: grant.authorizationDetails } : {}),
     },
     next,
   );
   const dpop = grant.binding?.jkt !== undefined;
   const body: Record<string, unknown> = { access_token: accessToken, token_type: tokenTypeOf(grant.binding), expires_in: lifetime, scope };
+  if (grant.authorizationDetails !== undefined) body.authorization_details = grant.authorizationDetails;
   if (grant.family) {
     const refreshToken = serverToken(256);
     state.store.refreshTokens.set(refreshToken, {
@@ -250,6 +275,7 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       ...(grant.grantedResources && grant.grantedResources.length > 0 ? { resources: grant.grantedResources } : {}),
       ...(dpop && client.tokenEndpointAuthMethods.includes('none') ? { jkt: grant.binding!.jkt! } : {}),
       ...(grant.session !== undefined ? { session: grant.session } : {}),
+      ...(grant.authorizationDetails !== undefined ? { authorizationDetails: grant.authorizationDetails } : {}),
     });
     body.refresh_token = refreshToken;
   }

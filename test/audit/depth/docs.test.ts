@@ -1,7 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { probeReferenceMarkdown } from '../../../src/audit/list.js';
-import { PROBES } from '../../../src/audit/probes/index.js';
+import { PROBES as DEFAULT_PROBES } from '../../../src/audit/probes/index.js';
+import { FAPI2_PROBES } from '../../../src/audit/probes/fapi2/index.js';
+
+/** Every probe: what `audit --list` prints, then the FAPI 2.0 ones (`audit --list --only fapi2`, run by --plan fapi2). */
+const PROBES = [...DEFAULT_PROBES, ...FAPI2_PROBES];
 
 const PAGE = 'docs/audit-probes.md';
 const BEGIN = '<!-- probes:begin -->\n';

@@ -205,7 +205,7 @@ describe('discovery and configuration', () => {
       claims_parameter_supported: true,
       acr_values_supported: ['1'],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
-      response_modes_supported: ['query', 'form_post'],
+      response_modes_supported: ['query', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
     });
     expect(metadata.claims_supported).toEqual(expect.arrayContaining(['sid', 'auth_time', 'acr', 'amr']));
   });
