@@ -175,6 +175,39 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     expect((JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { scope: string }).scope).toBe('openid');
   }, 120_000);
 
+  it("mcp --ui --step: an MCP server's whole authorization walked with the page's buttons, from the 401 to initialize with the token", async () => {
+    const mock = await createMockServer(undefined, { autoLogin: 'alice' });
+    closers.push(() => mock.close());
+    const cli = startCli(['mcp', `${mock.baseUrl}/mcp`, 'tools/call', 'whoami', '--headless', '--ui', '--step', '--json', '--ui-keep', '300']);
+    const [, url] = await cli.waitForStderr(UI_URL);
+    const { page, problems } = await open(url!);
+    const stops: string[] = [];
+    let last = '';
+    for (;;) {
+      await pageUntil(
+        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
+        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
+      );
+      if (/finished|failed/.test((await status(page)) ?? '')) break;
+      last = (await page.getAttribute('#step', 'data-held')) ?? '';
+      stops.push(((await page.locator('#held-title').textContent()) ?? '').replace(/^Waiting for you: (.*?) \(.*$/, '$1'));
+      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
+    }
+    expect(await status(page)).toBe('The command finished.');
+    // Each request of the authorization was a stop, in the order an MCP client makes them.
+    const order = ['call to the resource', 'discovery request', 'registration request', 'authorization request', 'redirect back to the client', 'token request', 'call to the resource'];
+    let at = -1;
+    for (const stop of order) {
+      const found = stops.indexOf(stop, at + 1);
+      expect(found, `${stop} after stop ${at} of ${JSON.stringify(stops)}`).toBeGreaterThan(at);
+      at = found;
+    }
+    expect(problems).toEqual([]);
+    await cli.stop();
+    const result = JSON.parse(cli.stdout()) as { structuredContent: { sub: string; scope: string } };
+    expect(result.structuredContent).toMatchObject({ sub: 'alice' });
+  }, 120_000);
+
   it('a <script> in a server’s error_description is shown as text and never runs (CSP and escaping)', async () => {
     const hostile = createServer((_req, res) => {
       const body = JSON.stringify({ error: 'invalid_client', error_description: '<script>window.pwned = 1; document.title = "pwned"</script><img src=x onerror="window.pwned = 2">\u001b[2J' });
