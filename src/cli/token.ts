@@ -103,8 +103,8 @@ export function register(program: Command, io: IO): void {
     .addHelpText(
       'after',
       `
-With no valid token cached it refreshes; when that cannot be done it logs in to the server of
---profile (or of --issuer or --auth-url with --client-id): headless with OAUTHCTL_USERNAME and
+With no valid token cached it refreshes; when that cannot be done it logs in to the server of the
+profile (or of --issuer or --auth-url with --client-id): headless with OAUTHCTL_USERNAME and
 OAUTHCTL_PASSWORD set, else the browser, else the device flow on a terminal, its narration on
 stderr. Without any of these it takes the only cached login, and logs in nowhere. Concurrent runs
 for the same login refresh once and log in once. Exit 1 when no token can be had.

@@ -64,7 +64,7 @@ describe('every error_description the mock emits keeps to the RFC 6749 section 5
     }
     // Echoed input is still recognisable, quoted with single quotes.
     expect(descriptions.find((d) => d.where === 'unsupported grant_type')?.text).toBe(
-      "grant_type 'x'yz???' is not supported; use authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange",
+      "grant_type 'x'yz???' is not supported; use authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange, urn:openid:params:grant-type:ciba, urn:ietf:params:oauth:grant-type:jwt-bearer",
     );
   });
 });
