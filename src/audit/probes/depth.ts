@@ -4,7 +4,7 @@ import { DPOP_PROBES } from './dpop/index.js';
 import { AUTHORIZATION_ENDPOINT_PROBES } from './authorization-endpoint/index.js';
 import { TOKEN_ENDPOINT_PROBES } from './token-endpoint/index.js';
 import { PKCE_PROBES } from './pkce/index.js';
-import { ID_TOKEN_PROBES } from './id-tokens/index.js';
+import { ID_TOKEN_PROBES } from './id-token/index.js';
 import { CONCURRENCY_PROBES } from './concurrency/index.js';
 import { PAR_PROBES } from './par/index.js';
 import { DEVICE_PROBES } from './device/index.js';
