@@ -103,7 +103,7 @@ describe('token exchange may not widen, unbind or outlive (RFC 8693, RFC 6749 se
     );
 
   async function serverWithClients(config: Parameters<typeof startMock>[0] = {}, options: Parameters<typeof startMock>[1] = { autoLogin: 'alice' }) {
-    const { DEFAULT_CONFIG } = await import('../../src/mock/core/config.js');
+    const { DEFAULT_CONFIG } = await import('../../src/mock/core/config/config.js');
     return mock({ ...config, clients: [...DEFAULT_CONFIG.clients, exchangingClient] }, options);
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockServer, loadMockConfig, MockConfigError, stripJsonComments, validateMockConfig } from '../../src/mock/index.js';
-import { matchRedirectUri } from '../../src/mock/core/redirect-uri.js';
+import { matchRedirectUri } from '../../src/mock/core/clients/redirect-uri.js';
 
 function errorsOf(input: unknown): string[] {
   const result = validateMockConfig(input);

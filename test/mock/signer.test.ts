@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createJwsSigner } from '../../src/mock/core/signer.js';
+import { createJwsSigner } from '../../src/mock/core/keys/signer.js';
 
 const check = (jws: string, input: string, publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'], alg: 'ES256' | 'RS256') => {
   const dot = jws.lastIndexOf('.');
@@ -86,7 +86,7 @@ describe('the batched signing thread', () => {
     // every signature: a few hundred tokens a second.
     const script = `
       import { generateKeyPairSync, verify } from 'node:crypto';
-      import { createJwsSigner } from './dist/mock/core/signer.js';
+      import { createJwsSigner } from './dist/mock/core/keys/signer.js';
       let threads = 0;
       process.on('worker', (w) => { threads++; w.on('error', (e) => console.error('thread error: ' + e.message)); });
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -1,12 +1,12 @@
 import { parseScope } from '../../oauth/scope.js';
-import { checkAccessToken } from '../core/access-token.js';
-import { userClaims } from '../core/claims.js';
-import { userinfoClaims } from '../core/sessions.js';
-import { REALM } from '../core/client-auth.js';
-import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
-import type { AccessTokenClaims } from '../core/store.js';
-import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/bound-token.js';
-import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/protected-resources.js';
+import { checkAccessToken } from '../core/tokens/access-token.js';
+import { userClaims } from '../core/tokens/claims.js';
+import { userinfoClaims } from '../core/sessions/sessions.js';
+import { REALM } from '../core/clients/client-auth.js';
+import { errorDescription, quoted, sendJson, type Exchange } from '../core/http/http.js';
+import type { AccessTokenClaims } from '../core/store/store.js';
+import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
+import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/tokens/protected-resources.js';
 
 const REFUSALS = { invalid: 'the access token is not valid', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
 

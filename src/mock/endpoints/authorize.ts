@@ -1,14 +1,14 @@
-import { serverToken } from '../core/random-pool.js';
-import { checkAuthorization } from '../core/authorization-params.js';
-import type { MockClient } from '../core/config.js';
-import { errorDescription, queryParams, redirect, type Exchange } from '../core/http.js';
-import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
-import { redirectOrigin, withParams } from '../core/redirect-uri.js';
-import { sendFormPost } from '../core/form-post.js';
-import { approveDevice } from '../core/device.js';
-import { currentSession, startSession, type Session } from '../core/session.js';
-import { autoLoginSession, mustSignInAgain } from '../core/sessions.js';
-import type { AuthorizationRequest, CodeRecord, SessionRecord } from '../core/store.js';
+import { serverToken } from '../core/store/random-pool.js';
+import { checkAuthorization } from '../core/authorization/authorization-params.js';
+import type { MockClient } from '../core/config/config.js';
+import { errorDescription, queryParams, redirect, type Exchange } from '../core/http/http.js';
+import { consentPage, errorPage, loginPage, sendPage } from '../core/pages/pages.js';
+import { redirectOrigin, withParams } from '../core/clients/redirect-uri.js';
+import { sendFormPost } from '../core/pages/form-post.js';
+import { approveDevice } from '../core/device/device.js';
+import { currentSession, startSession, type Session } from '../core/sessions/session.js';
+import { autoLoginSession, mustSignInAgain } from '../core/sessions/sessions.js';
+import type { AuthorizationRequest, CodeRecord, SessionRecord } from '../core/store/store.js';
 
 const INTERACTION_SECONDS = 600;
 

@@ -1,9 +1,9 @@
-import { CLAIMS_SUPPORTED } from '../core/claims.js';
-import { ACR_VALUES_SUPPORTED } from '../core/oidc-params.js';
-import { GRANT_TYPES } from '../core/config.js';
-import { sendJson, type Exchange, type MockState } from '../core/http.js';
-import { registrationOpen } from '../core/client-metadata.js';
-import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
+import { CLAIMS_SUPPORTED } from '../core/tokens/claims.js';
+import { ACR_VALUES_SUPPORTED } from '../core/authorization/oidc-params.js';
+import { GRANT_TYPES } from '../core/config/config.js';
+import { sendJson, type Exchange, type MockState } from '../core/http/http.js';
+import { registrationOpen } from '../core/clients/client-metadata.js';
+import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config/config-security.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
 export function serverMetadata(state: MockState): Record<string, unknown> {

@@ -1,8 +1,8 @@
-import { checkAccessToken } from '../core/access-token.js';
-import { authenticateClient } from '../core/client-auth.js';
-import { knownResources } from '../core/resources.js';
-import { respond, sendJson, sendOAuthError, type Exchange } from '../core/http.js';
-import type { AccessTokenClaims, RefreshTokenRecord } from '../core/store.js';
+import { checkAccessToken } from '../core/tokens/access-token.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import { knownResources } from '../core/tokens/resources.js';
+import { respond, sendJson, sendOAuthError, type Exchange } from '../core/http/http.js';
+import type { AccessTokenClaims, RefreshTokenRecord } from '../core/store/store.js';
 import { formParams } from './token.js';
 
 type Found = { kind: 'access_token'; claims: AccessTokenClaims } | { kind: 'refresh_token'; record: RefreshTokenRecord };

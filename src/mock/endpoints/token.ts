@@ -1,21 +1,21 @@
 import { codeVerifierProblem, verifyCodeChallenge } from '../../oauth/pkce.js';
-import { serverToken } from '../core/random-pool.js';
+import { serverToken } from '../core/store/random-pool.js';
 import { formatScope, parseScope } from '../../oauth/scope.js';
-import { issueAccessToken } from '../core/access-token.js';
-import { userClaims } from '../core/claims.js';
-import { authenticateClient } from '../core/client-auth.js';
-import type { GrantType, MockClient, MockUser } from '../core/config.js';
-import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
-import { accessTokenHash, newJti } from '../core/jwt.js';
-import type { NextToken } from '../core/queue.js';
+import { issueAccessToken } from '../core/tokens/access-token.js';
+import { userClaims } from '../core/tokens/claims.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import type { GrantType, MockClient, MockUser } from '../core/config/config.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http/http.js';
+import { accessTokenHash, newJti } from '../core/tokens/jwt.js';
+import type { NextToken } from '../core/tokens/queue.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
-import { audienceOf, tokenResources } from '../core/resources.js';
-import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
-import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions.js';
-import type { ClaimsRequest, SessionRecord } from '../core/store.js';
+import { audienceOf, tokenResources } from '../core/tokens/resources.js';
+import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/tokens/token-binding.js';
+import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions/sessions.js';
+import type { ClaimsRequest, SessionRecord } from '../core/store/store.js';
 import type { JWTPayload } from 'jose';
 
 /**

@@ -1,0 +1,409 @@
+import type { CodeChallengeMethod } from '../../../oauth/pkce.js';
+import { HttpError } from '../http/http-error.js';
+
+/** How many entries each store of one issuer may hold (library option `limits`, for tests). */
+export interface StoreLimits {
+  codes: number;
+  accessTokens: number;
+  refreshTokens: number;
+  families: number;
+  /** Access tokens of a refresh-token family: jti -> family. */
+  familyAccessTokens: number;
+  /** Signed-in browser sessions. */
+  sessions: number;
+  /** Anonymous browser sessions (a login page shown, nobody signed in yet). */
+  pendingSessions: number;
+  interactions: number;
+  revoked: number;
+  /** Pushed authorization requests (RFC 9126), and the jti values of DPoP proofs and client assertions seen (security-store.ts). */
+  pushedRequests: number;
+  dpopProofs: number;
+  clientAssertions: number;
+  /** Device authorizations (RFC 8628 section 3.2) and their user codes. */
+  deviceCodes: number;
+  userCodes: number;
+}
+
+export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = {
+  codes: 200_000,
+  accessTokens: 200_000,
+  refreshTokens: 200_000,
+  families: 200_000,
+  familyAccessTokens: 400_000,
+  sessions: 10_000,
+  pendingSessions: 10_000,
+  interactions: 20_000,
+  revoked: 100_000,
+  pushedRequests: 10_000,
+  dpopProofs: 100_000,
+  clientAssertions: 50_000,
+  deviceCodes: 20_000,
+  userCodes: 20_000,
+};
+
+/** A full store: the request is refused (503 with Retry-After), nothing already stored is dropped. */
+export class StoreFullError extends HttpError {
+  constructor(what: string, retryAfterSeconds: number) {
+    super(503, 'temporarily_unavailable', `the mock holds as many ${what} as it may; try again in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** A full sweep of a full store runs at most this often (by the store's clock). */
+const FULL_SWEEP_EVERY_MS = 1000;
+
+/**
+ * A map whose entries expire, bounded in size so that memory stays bounded under load. At the
+ * bound nothing is evicted: what it holds (used codes, revoked tokens, families) is security state
+ * until it expires, so expired entries are swept and, if the map is still full, the new entry is
+ * refused with a StoreFullError. Entries are kept in insertion order, which for one lifetime is also
+ * expiry order, so a routine sweep stops at the first run of live entries.
+ */
+export class ExpiringMap<V extends { expiresAt: number }> {
+  private readonly map = new Map<string, V>();
+  private nextFullSweep = 0;
+  private earliestExpiry = 0;
+  /**
+   * Called with each entry dropped because it expired (whichever of get, a sweep or a full store
+   * found it), after it is gone: the signed-in sessions use it to end an expired session like the
+   * others (sessions.ts). Unset on every other map, which pays one check per expired entry.
+   */
+  onExpire: ((key: string, value: V) => void) | undefined = undefined;
+  constructor(
+    readonly max: number,
+    private readonly now: () => number,
+    private readonly what = 'entries',
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The live entry, or undefined when absent or expired (an expired one is dropped). */
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v === undefined) return undefined;
+    if (v.expiresAt <= this.now()) {
+      this.drop(key, v);
+      return undefined;
+    }
+    return v;
+  }
+
+  /** Stores an entry; throws StoreFullError when fewer than `reserve` + 1 places are free after a sweep. */
+  set(key: string, value: V, reserve = 0): void {
+    if (!this.map.has(key)) this.ensureRoom(1 + reserve);
+    this.map.set(key, value);
+  }
+
+  /** Throws StoreFullError unless `n` more entries fit (expired ones are swept first when needed). */
+  ensureRoom(n = 1): void {
+    if (this.map.size + n <= this.max) return;
+    const now = this.now();
+    if (now >= this.nextFullSweep) {
+      this.nextFullSweep = now + FULL_SWEEP_EVERY_MS;
+      this.earliestExpiry = Infinity;
+      for (const [key, v] of this.map) {
+        if (v.expiresAt <= now) this.drop(key, v);
+        else if (v.expiresAt < this.earliestExpiry) this.earliestExpiry = v.expiresAt;
+      }
+    }
+    if (this.map.size + n <= this.max) return;
+    const wait = Number.isFinite(this.earliestExpiry) ? Math.ceil((this.earliestExpiry - now) / 1000) : 1;
+    throw new StoreFullError(this.what, Math.max(1, wait));
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  values(): IterableIterator<V> {
+    return this.map.values();
+  }
+
+  entries(): IterableIterator<[string, V]> {
+    return this.map.entries();
+  }
+
+  /** Drops expired entries; with mixed lifetimes a later pass catches what this one skipped. */
+  sweep(): void {
+    const now = this.now();
+    // A map whose expiries are watched (the signed-in sessions: back-channel logout) is swept whole, so
+    // that an expired entry never waits behind longer-lived ones inserted before it (sessions of an
+    // hour and of a day share the store); the others stop at the first live entries.
+    const liveToScan = this.onExpire ? Infinity : 64;
+    let live = 0;
+    for (const [key, v] of this.map) {
+      if (v.expiresAt <= now) this.drop(key, v);
+      else if (++live > liveToScan) break;
+    }
+  }
+
+  private drop(key: string, value: V): void {
+    this.map.delete(key);
+    this.onExpire?.(key, value);
+  }
+}
+
+/** What an authorization code is bound to (RFC 6749 section 4.1.3, RFC 7636 section 4.4). */
+export interface CodeRecord {
+  clientId: string;
+  redirectUri: string;
+  username: string;
+  scopes: string[];
+  codeChallenge?: string;
+  codeChallengeMethod?: CodeChallengeMethod;
+  nonce?: string;
+  authTime: number;
+  expiresAt: number;
+  /** The signed-in session the code was issued in (sid, amr, acr of the ID token), and the claims request parameter's (OpenID Connect Core 5.5). */
+  session?: SessionRecord;
+  claims?: ClaimsRequest;
+  /** RFC 8707 resource indicators and RFC 9449 section 10 dpop_jkt of the authorization request. */
+  resources?: string[];
+  dpopJkt?: string;
+  /** The request-log id of the authorization request (the flows page links the code exchange to it). */
+  flow?: number;
+  /** Set on first use; a second use revokes what the first issued (RFC 6749 section 4.1.2). */
+  redeemed?: { accessTokenJti: string; accessTokenExpiresAt: number; refreshFamily?: string };
+}
+
+export interface RefreshTokenRecord {
+  clientId: string;
+  username: string;
+  scopes: string[];
+  family: string;
+  authTime: number;
+  expiresAt: number;
+  /** Rotated (already exchanged): a reuse revokes the whole family (RFC 9700 section 4.14.2). */
+  rotated: boolean;
+  /** The session of the first grant, for the sid of refreshed ID tokens. */
+  session?: SessionRecord;
+  /** The resources granted (RFC 8707 section 2.2), and the DPoP key a public client's token is bound to (RFC 9449 section 5). */
+  resources?: string[];
+  jkt?: string;
+}
+
+/**
+ * A refresh-token family (RFC 9700 section 4.14.2): its refresh tokens and access tokens point to it,
+ * so revoking it is one flag that reaches all of them, however many rotations there were. It lives as
+ * long as the last token issued in it.
+ */
+export interface FamilyRecord {
+  revoked: boolean;
+  expiresAt: number;
+}
+
+/** An access token issued in a family. */
+export interface FamilyAccessTokenRecord {
+  family: string;
+  expiresAt: number;
+}
+
+/** A browser session: the anonymous CSRF token first, the signed-in user after login. */
+export interface SessionRecord {
+  csrfToken: string;
+  username?: string;
+  authTime?: number;
+  /** Signed in: the session's id in ID and logout tokens (never the cookie's value), how and how strongly (sessions.ts). */
+  sid?: string;
+  amr?: string[];
+  acr?: string;
+  /** The clients that got a code in this session: they are told when it ends (Back- and Front-Channel Logout 1.0). */
+  clients?: Set<string>;
+  /** client_id -> granted scopes, so that consent is asked once per session. */
+  consents: Map<string, Set<string>>;
+  expiresAt: number;
+}
+
+/** The claims request parameter (OpenID Connect Core 5.5): claim names asked for in the ID token and at userinfo. */
+export interface ClaimsRequest {
+  idToken: string[];
+  userinfo: string[];
+}
+
+/** A validated authorization request waiting for login or consent. */
+export interface InteractionRecord {
+  sessionId: string;
+  request: AuthorizationRequest;
+  expiresAt: number;
+}
+
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  scopes: string[];
+  codeChallenge?: string;
+  codeChallengeMethod?: CodeChallengeMethod;
+  nonce?: string;
+  prompt: Set<string>;
+  /** OpenID Connect Core 3.1.2.1 (oidc-params.ts); response_mode form_post (OAuth 2.0 Form Post Response Mode). */
+  maxAge?: number;
+  idTokenHintSub?: string;
+  loginHint?: string;
+  acrValues?: string[];
+  claims?: ClaimsRequest;
+  formPost?: boolean;
+  resources?: string[];
+  dpopJkt?: string;
+  /** Its id in the request log, which later steps (login, consent, code exchange) name as their flow. */
+  flow?: number;
+  /** Set when the login and consent approve a device (RFC 8628 section 3.3): its device code. */
+  device?: string;
+}
+
+/** A device authorization (RFC 8628 section 3.2) and what became of it. */
+export interface DeviceCodeRecord {
+  clientId: string;
+  /** 8 letters, without the dash. */
+  userCode: string;
+  scopes: string[];
+  /** When the device code stops working (ms); the record itself is kept a while longer, to answer expired_token. */
+  codeExpiresAt: number;
+  expiresAt: number;
+  /** Seconds the client must wait between polls; slow_down adds 5 (RFC 8628 section 3.5). */
+  interval: number;
+  lastPolledAt?: number;
+  /** Wrong user codes typed anywhere before this one was issued (user-code-guesses.ts: a code sees a bounded number of guesses). */
+  wrongGuessesAtIssue?: number;
+  status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  username?: string;
+  authTime?: number;
+  /** The browser session that approved it: its sid goes into the device's ID token. */
+  session?: SessionRecord;
+}
+
+/** A user code -> its device code. */
+export interface UserCodeRecord {
+  deviceCode: string;
+  expiresAt: number;
+}
+
+/** What an access token says (RFC 9068 section 2.2): the claims of a JWT one, or what an opaque one stands for. */
+export type AccessTokenClaims = {
+  iss: string;
+  sub: string;
+  aud: string | string[];
+  client_id: string;
+  scope: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  auth_time: number;
+  /** RFC 9449 section 6.1 (jkt) and RFC 8705 section 3.1 (x5t#S256): the key or certificate the token is bound to. */
+  cnf?: { jkt?: string; 'x5t#S256'?: string };
+  /** RFC 8693 section 4.1: the actor of an exchanged token. */
+  act?: Record<string, unknown>;
+};
+
+/** An opaque access token: its claims, kept a while past `exp` so that the API can say "expired". */
+export interface OpaqueAccessTokenRecord {
+  claims: AccessTokenClaims;
+  expiresAt: number;
+}
+
+export interface RevokedRecord {
+  expiresAt: number;
+}
+
+/** Revocations asked for at /revoke leave this share of the revocation store to those a reused code or refresh token triggers. */
+const REVOKE_RESERVE = 0.1;
+
+export class MockStore {
+  readonly codes: ExpiringMap<CodeRecord>;
+  /** Opaque access tokens (access_token_format opaque); JWT ones need no state. */
+  readonly accessTokens: ExpiringMap<OpaqueAccessTokenRecord>;
+  readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
+  readonly families: ExpiringMap<FamilyRecord>;
+  readonly familyAccessTokens: ExpiringMap<FamilyAccessTokenRecord>;
+  /** Signed-in sessions: anonymous requests cannot fill this store. */
+  readonly sessions: ExpiringMap<SessionRecord>;
+  /** Anonymous sessions, bounded on their own. */
+  readonly pendingSessions: ExpiringMap<SessionRecord>;
+  readonly interactions: ExpiringMap<InteractionRecord>;
+  /** Revoked access-token jti values, kept until the token would have expired anyway. */
+  readonly revokedAccessTokens: ExpiringMap<RevokedRecord>;
+  readonly deviceCodes: ExpiringMap<DeviceCodeRecord>;
+  readonly userCodes: ExpiringMap<UserCodeRecord>;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly limits: Partial<StoreLimits> = {},
+  ) {
+    const l = { ...DEFAULT_STORE_LIMITS, ...limits };
+    this.codes = new ExpiringMap(l.codes, now, 'authorization codes');
+    this.accessTokens = new ExpiringMap(l.accessTokens, now, 'access tokens');
+    this.refreshTokens = new ExpiringMap(l.refreshTokens, now, 'refresh tokens');
+    this.families = new ExpiringMap(l.families, now, 'refresh token families');
+    this.familyAccessTokens = new ExpiringMap(l.familyAccessTokens, now, 'access tokens of refresh token families');
+    this.sessions = new ExpiringMap(l.sessions, now, 'signed-in sessions');
+    this.pendingSessions = new ExpiringMap(l.pendingSessions, now, 'sessions waiting for a login');
+    this.interactions = new ExpiringMap(l.interactions, now, 'pending sign-ins');
+    this.revokedAccessTokens = new ExpiringMap(l.revoked, now, 'revoked access tokens');
+    this.deviceCodes = new ExpiringMap(l.deviceCodes, now, 'device codes');
+    this.userCodes = new ExpiringMap(l.userCodes, now, 'user codes');
+  }
+
+  /** The bound of one store, for the stores kept beside this one (security-store.ts). */
+  limit(name: keyof StoreLimits): number {
+    return this.limits[name] ?? DEFAULT_STORE_LIMITS[name];
+  }
+
+  /** RFC 7009: a client revokes an access token; refused (503) when only the reserve is left. */
+  revokeAccessToken(jti: string, expiresAt: number): void {
+    this.revokedAccessTokens.set(jti, { expiresAt }, Math.floor(this.revokedAccessTokens.max * REVOKE_RESERVE));
+  }
+
+  /** A reused code revokes what its first use issued (RFC 6749 section 4.1.2): may use the reserve. */
+  revokeAfterReuse(jti: string, expiresAt: number): void {
+    this.revokedAccessTokens.set(jti, { expiresAt });
+  }
+
+  /** Revokes a refresh-token family: every refresh and access token issued in it. Needs no room. */
+  revokeFamily(family: string): void {
+    const record = this.families.get(family);
+    if (record) record.revoked = true;
+  }
+
+  /** Whether an access token was revoked, on its own or with its family. */
+  isAccessTokenRevoked(jti: string): boolean {
+    if (this.revokedAccessTokens.get(jti)) return true;
+    const inFamily = this.familyAccessTokens.get(jti);
+    return inFamily !== undefined && this.families.get(inFamily.family)?.revoked !== false;
+  }
+
+  /** Records an access token as issued in a family, which then lives at least as long as the token. */
+  addToFamily(family: string, record: FamilyRecord, jti: string, accessTokenExpiresAt: number): void {
+    this.familyAccessTokens.set(jti, { family, expiresAt: accessTokenExpiresAt });
+    if (record.expiresAt < accessTokenExpiresAt) record.expiresAt = accessTokenExpiresAt;
+  }
+
+  /** Throws StoreFullError unless one token response fits: an opaque access token, a refresh token of a family. */
+  ensureRoomForTokens(opaque: boolean, refresh: boolean): void {
+    if (opaque) this.accessTokens.ensureRoom();
+    if (refresh) {
+      this.refreshTokens.ensureRoom();
+      this.families.ensureRoom();
+      this.familyAccessTokens.ensureRoom();
+    }
+  }
+
+  /** An empty store with the same clock and bounds (the admin API's reset). */
+  emptied(): MockStore {
+    return new MockStore(this.now, this.limits);
+  }
+
+  sweep(): void {
+    this.codes.sweep();
+    this.accessTokens.sweep();
+    this.refreshTokens.sweep();
+    this.families.sweep();
+    this.familyAccessTokens.sweep();
+    this.sessions.sweep();
+    this.pendingSessions.sweep();
+    this.interactions.sweep();
+    this.revokedAccessTokens.sweep();
+    this.deviceCodes.sweep();
+    this.userCodes.sweep();
+  }
+}
