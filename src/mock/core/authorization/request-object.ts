@@ -4,7 +4,7 @@ import { ASYMMETRIC_ALGS, HMAC_ALGS } from '../config/config-security.js';
 import type { MockClient } from '../config/config.js';
 import { addParam, q, type MockState } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
-import { StoreFullError } from '../store/store.js';
+import { StoreFullError } from '../store/expiring-map.js';
 
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti']);
 const TYPES = new Set(['oauth-authz-req+jwt', 'JWT', 'jwt']);

@@ -4,7 +4,7 @@ import { ASYMMETRIC_ALGS, HMAC_ALGS } from '../config/config-security.js';
 import type { MockClient } from '../config/config.js';
 import { q, type Exchange } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
-import { StoreFullError } from '../store/store.js';
+import { StoreFullError } from '../store/expiring-map.js';
 
 /** RFC 7523 section 2.2. */
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';

@@ -4,7 +4,8 @@ import type { MockUser } from '../config/config.js';
 import type { MockState } from '../http/http.js';
 import { ACR_PASSWORD, AMR_PASSWORD } from '../authorization/oidc-params.js';
 import { serverToken } from '../store/random-pool.js';
-import { ExpiringMap, type AuthorizationRequest, type ClaimsRequest, type MockStore, type SessionRecord } from '../store/store.js';
+import { ExpiringMap } from '../store/expiring-map.js';
+import { type AuthorizationRequest, type ClaimsRequest, type MockStore, type SessionRecord } from '../store/store.js';
 
 /**
  * Signed-in sessions as OpenID Connect sees them: each has a `sid` (in every ID token it issues,

@@ -1,7 +1,8 @@
 import { randomBytes, type JsonWebKey } from 'node:crypto';
 import type { MockClient } from '../config/config.js';
 import { ReplayCache } from './replay.js';
-import { ExpiringMap, type AuthorizationRequest, type MockStore } from './store.js';
+import { ExpiringMap } from './expiring-map.js';
+import { type AuthorizationRequest, type MockStore } from './store.js';
 
 /** A pushed authorization request (RFC 9126 section 2.2): validated, bound to its client, used once. */
 export interface PushedRequestRecord {

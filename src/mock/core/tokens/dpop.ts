@@ -3,7 +3,7 @@ import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, 
 import { DPOP_ALGS } from '../config/config-security.js';
 import type { Exchange } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
-import { StoreFullError } from '../store/store.js';
+import { StoreFullError } from '../store/expiring-map.js';
 
 /** How far a proof's iat may be from the server's clock, either way (RFC 9449 section 11.1). */
 export const DPOP_IAT_WINDOW_SECONDS = 60;
