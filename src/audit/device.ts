@@ -1,7 +1,8 @@
 import { DEVICE_CODE_GRANT } from '../oauth/grant-types.js';
 import { parseOAuthErrorBody } from '../oauth/errors.js';
 import { formatScope } from '../oauth/scope.js';
-import type { AuditContext, TokenExchange } from './context.js';
+import type { AuditContext } from './context.js';
+import type { TokenExchange } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 
 /** A device authorization as the probes use it (RFC 8628 section 3.2). */

@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome } from './context.js';
+import type { AuthorizeOutcome } from './exchanges.js';
 
 /** A status and the start of a body, on one line, for a probe's detail. */
 export function describeResponse(status: number, body: string): string {

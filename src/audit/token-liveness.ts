@@ -1,5 +1,6 @@
 import { postAuthenticated } from '../client/endpoint-request.js';
-import { issuedTokens, type AuditContext } from './context.js';
+import { type AuditContext } from './context.js';
+import { issuedTokens } from './exchanges.js';
 
 export interface IssuedTokens {
   accessToken: string;

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, type Probe } from '../../types.js';
 
 /** RFC 6749 section 4.1: login, consent, code, token response, through the headless agent. */

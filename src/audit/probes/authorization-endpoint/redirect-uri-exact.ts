@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome } from '../../context.js';
+import type { AuthorizeOutcome } from '../../exchanges.js';
 import { isLoopbackHost } from '../../loopback.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 

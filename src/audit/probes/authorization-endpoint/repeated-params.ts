@@ -1,5 +1,5 @@
 import { refusal } from '../pkce/pkce-required.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, type Probe } from '../../types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { requireJwtClient } from '../../client-assertions.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, type Probe } from '../../types.js';
 
 /** RFC 7523 section 3 item 3: a client assertion whose aud does not name this server is refused. */

@@ -1,5 +1,5 @@
 import { requireJwtClient } from '../../client-assertions.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, warn, type Probe } from '../../types.js';
 
 /** RFC 7523 section 3 item 7 (and RFC 7521 section 5.2): a client assertion's jti is used once. */

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 
 /** RFC 6749 section 5.2: failed client authentication is 401 invalid_client (with WWW-Authenticate after Basic). */

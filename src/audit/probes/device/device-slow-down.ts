@@ -1,5 +1,5 @@
 import { authorizeDevice, pollDevice } from '../../device.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, warn, type Probe } from '../../types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { StuckOnPageError } from '../../../agent/headless/navigate.js';
 import { USER_CODE_ALPHABET } from '../../../oauth/grant-types.js';
 import { authorizeDevice, completeUriOf, pollDevice } from '../../device.js';
-import { issuedTokens } from '../../context.js';
+import { issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type Probe } from '../../types.js';
 
 const REFUSAL = /invalid|unknown|incorrect|wrong|not (found|valid|recogni[sz]ed)|no such|expired|try again/i;

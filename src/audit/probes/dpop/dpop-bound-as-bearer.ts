@@ -1,7 +1,8 @@
 import { DpopSession } from '../../../client/dpop.js';
 import { sendWithAccessToken } from '../../../client/resource-request.js';
 import { formatScope, parseScope } from '../../../oauth/scope.js';
-import { describeExchange, issuedTokens, type AuditContext } from '../../context.js';
+import { type AuditContext } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, redeemWithProof } from '../../dpop-requests.js';
 import { ProbeSkip } from '../../probe-errors.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { fetchJwks, verifyJwt } from '../../../client/jwt-verify.js';
 import { randomToken } from '../../../oauth/random.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 
 const HASHES: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };

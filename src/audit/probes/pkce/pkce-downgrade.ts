@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, type Probe } from '../../types.js';
 
 /** RFC 9700 section 4.8.2: a code issued with code_challenge is refused when no code_verifier comes. */

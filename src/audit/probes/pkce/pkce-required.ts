@@ -1,5 +1,5 @@
-import type { AuthorizeOutcome } from '../../context.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import type { AuthorizeOutcome } from '../../exchanges.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type Probe } from '../../types.js';
 
 /** How an authorization request was refused, or undefined when the server issued a code. */

@@ -1,4 +1,4 @@
-import { issuedTokens } from '../../context.js';
+import { issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
 import { generateCodeVerifier } from '../../../oauth/pkce.js';
 import { fail, type Probe } from '../../types.js';

@@ -1,5 +1,5 @@
 import { CLIENT_CREDENTIALS_GRANT } from '../../../oauth/grant-types.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 
 /**

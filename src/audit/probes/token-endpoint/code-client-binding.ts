@@ -1,4 +1,4 @@
-import { issuedTokens } from '../../context.js';
+import { issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
 import { fail, skip, type Probe } from '../../types.js';
 

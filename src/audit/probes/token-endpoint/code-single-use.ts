@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
 import { checkLiveness, tokensOf } from '../../token-liveness.js';
 import { fail, pass, warn, type Probe } from '../../types.js';

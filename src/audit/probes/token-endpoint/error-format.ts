@@ -1,4 +1,4 @@
-import type { TokenExchange } from '../../context.js';
+import type { TokenExchange } from '../../exchanges.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 
 /** error = 1*NQSCHAR without space, RFC 6749 section 5.2 and appendix A.7. */

@@ -1,5 +1,5 @@
 import { ACCESS_TOKEN_TYPE, issuedTokenTypeProblem, TOKEN_EXCHANGE_GRANT } from '../../../oauth/grant-types.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type Probe } from '../../types.js';
 
 /**

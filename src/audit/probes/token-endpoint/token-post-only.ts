@@ -1,4 +1,5 @@
-import { describeExchange, issuedTokens, type AuditContext } from '../../context.js';
+import { type AuditContext } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { usesClientAssertion } from '../../../oauth/token-request.js';
 import { fail, pass, type Probe } from '../../types.js';
 

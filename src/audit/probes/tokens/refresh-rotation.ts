@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type Probe } from '../../types.js';
 
 const refreshTokenOf = (json: unknown): string | undefined => {

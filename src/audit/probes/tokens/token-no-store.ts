@@ -1,4 +1,4 @@
-import { issuedTokens } from '../../context.js';
+import { issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type Probe } from '../../types.js';
 
 /** RFC 6749 section 5.1: a response with tokens carries Cache-Control: no-store. */
