@@ -1,7 +1,5 @@
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/tokens/access-token.js';
-import { userClaims } from '../core/tokens/claims.js';
-import { userinfoClaims } from '../core/sessions/sessions.js';
 import { REALM } from '../core/clients/client-auth.js';
 import { errorDescription, quoted, sendJson, type Exchange } from '../core/http/http.js';
 import type { AccessTokenClaims } from '../core/store/store.js';
@@ -66,7 +64,7 @@ interface ChallengeExtras {
   metadata?: string | undefined;
 }
 
-function bearerError(ex: Exchange, status: number, error: string, text: string, { scope, scheme = 'Bearer', headers = {}, metadata }: ChallengeExtras = {}): void {
+export function bearerError(ex: Exchange, status: number, error: string, text: string, { scope, scheme = 'Bearer', headers = {}, metadata }: ChallengeExtras = {}): void {
   const description = errorDescription(text);
   ex.log.outcome = 'refused';
   ex.log.error = error;
@@ -92,17 +90,6 @@ export async function handleMe(ex: Exchange): Promise<void> {
   if (!claims) return;
   ex.log.outcome = 'ok';
   sendJson(ex.res, 200, { sub: claims.sub, client_id: claims.client_id, scope: claims.scope, exp: claims.exp }, { 'Cache-Control': 'no-store' });
-}
-
-/** GET or POST /userinfo (OpenID Connect Core 5.3): needs scope openid. */
-export async function handleUserinfo(ex: Exchange): Promise<void> {
-  const claims = await bearerClaims(ex, ['openid'], undefined);
-  if (!claims) return;
-  const user = [...ex.state.config.users.values()].find((u) => u.sub === claims.sub);
-  if (!user) return void bearerError(ex, 401, 'invalid_token', 'the user of this token no longer exists');
-  ex.log.outcome = 'ok';
-  // OpenID Connect Core 5.5: what the claims request parameter asked for at userinfo, besides the scopes' claims.
-  sendJson(ex.res, 200, { sub: user.sub, ...userClaims(user, parseScope(String(claims.scope ?? ''))), ...userinfoClaims(ex.state, claims.jti, user) }, { 'Cache-Control': 'no-store' });
 }
 
 /** Any method at a configured protected resource (config protected_resources): who the token speaks for, once it holds the resource's scopes. */

@@ -81,7 +81,10 @@ function buildRoutes(): Routes {
   const device = () => import('../../endpoints/device.js');
   const admin = () => import('../../endpoints/admin/handlers.js');
   const register = () => import('../../endpoints/register.js');
-  const userinfo = lazy(api, (m) => m.handleUserinfo);
+  const userinfo = lazy(
+    () => import('../../endpoints/userinfo.js'),
+    (m) => m.handleUserinfo,
+  );
   const metadata = lazy(discovery, (m) => m.handleMetadata);
   const endSession = lazy(
     () => import('../../endpoints/end-session.js'),
@@ -130,7 +133,15 @@ function buildRoutes(): Routes {
         ),
       },
     ],
-    ['/revoke', { POST: lazy(introspection, (m) => m.handleRevoke) }],
+    [
+      '/revoke',
+      {
+        POST: lazy(
+          () => import('../../endpoints/revocation.js'),
+          (m) => m.handleRevoke,
+        ),
+      },
+    ],
     ['/logout', { GET: endSession, POST: endSession }],
     ['/jwks', { GET: lazy(discovery, (m) => m.handleJwks) }],
     ['/.well-known/oauth-authorization-server', { GET: metadata }],
