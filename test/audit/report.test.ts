@@ -11,7 +11,7 @@ import { framingProtection } from '../../src/audit/probes/authorization-endpoint
 import { expectedAtHash } from '../../src/audit/probes/id-token/id-token.js';
 import { toMarkdown } from '../../src/audit/markdown.js';
 import { ProbeSkip } from '../../src/audit/probe-errors.js';
-import type { AuditProbe, AuditReport, Probe } from '../../src/audit/types.js';
+import type { AuditProbe, AuditReport } from '../../src/audit/types.js';
 import type { AuditContext } from '../../src/audit/context.js';
 import { FlowError } from '../../src/errors.js';
 
@@ -87,7 +87,7 @@ describe('table', () => {
 });
 
 describe('runner', () => {
-  const probe = (id: string, run: Probe['run'], needsFlow = true): AuditProbe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run, ...META });
+  const probe = (id: string, run: AuditProbe['run'], needsFlow = true): AuditProbe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run, ...META });
   const ctx = {} as AuditContext;
 
   it('turns exceptions into fail or skip, and skips the flow-dependent probes after a failed flow', async () => {

@@ -3,12 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 import { startWeakServer, type WeakServer, type Weaknesses } from './helpers/weak-server.js';
 
 let server: WeakServer | undefined;
 /** The third round's probes are tested by category in test/audit/depth/; this file keeps to the first rounds' probes. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+const RUN_FIRST_ONLY = ['--skip', PROBES.filter((p) => !RUN_FIRST.includes(p.id)).map((p) => p.id).join(',')];
 
 afterEach(async () => {
   await server?.close();
@@ -42,7 +42,7 @@ async function audit(weak: Weaknesses, client: string[], ...extra: string[]): Pr
       '--password',
       'p',
       '--json',
-      ...FIRST_ROUNDS,
+      ...RUN_FIRST_ONLY,
       ...extra,
     ],
     io,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/main.js';
 import type { AuditReport } from '../../../src/audit/types.js';
-import { DEPTH_PROBES } from '../../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../../src/audit/probes/index.js';
 import { memoryIO } from '../../agent/helpers/io.js';
 import { startOidcProvider, type OidcProviderServer } from '../helpers/oidc-provider.js';
 
@@ -33,7 +33,7 @@ async function audit(...client: string[]) {
       '--json',
       ...client,
       '--only',
-      ['flow', ...DEPTH_PROBES.map((p) => p.id)].join(','),
+      ['flow', ...PROBES.filter((p) => !RUN_FIRST.includes(p.id)).map((p) => p.id)].join(','),
     ],
     io,
   );

@@ -1,11 +1,14 @@
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 4.1: login, consent, code, token response, through the headless agent. */
-export const flowProbe: Probe = {
+export const flowProbe: AuditProbe = {
   id: 'flow',
   title: 'authorization code flow completes',
   rfc: 'RFC 6749 §4.1',
+  category: 'authorization-endpoint',
+  threat: 'RFC 6749 §4.1',
+  remedy: 'Make the authorization code flow work for the audited client: every other probe builds on it.',
   async run(ctx) {
     const issued = await ctx.obtainCode();
     const exchange = await ctx.redeem(issued);

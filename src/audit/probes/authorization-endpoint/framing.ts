@@ -1,5 +1,5 @@
 import { fetchAuthorizationPages, isHtml, type FetchedPage } from '../../authorization-pages.js';
-import { pass, skip, warn, type Probe } from '../../types.js';
+import { pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** How a page forbids framing, or undefined when it does not: X-Frame-Options, or CSP frame-ancestors without a wildcard. */
 export function framingProtection(headers: Record<string, string>): string | undefined {
@@ -19,10 +19,13 @@ export function framingProtection(headers: Record<string, string>): string | und
  * (clickjacking). A page without either header warns rather than fails: section 4.16 also accepts
  * frame-busting JavaScript, which the audit cannot see at work.
  */
-export const framingProbe: Probe = {
+export const framingProbe: AuditProbe = {
   id: 'framing',
   title: 'authorization pages forbid framing',
   rfc: 'RFC 9700 §4.16',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §4.16 (clickjacking); RFC 6819 §4.4.1.9',
+  remedy: "Send X-Frame-Options: DENY or Content-Security-Policy frame-ancestors 'none' on the login and consent pages.",
   async run(ctx) {
     const pages = (await fetchAuthorizationPages(ctx)).filter((p: FetchedPage) => p.status === 200 && isHtml(p));
     if (pages.length === 0) return skip('the authorization endpoint showed no HTML page to a browser without a session');

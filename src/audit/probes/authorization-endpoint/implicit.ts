@@ -1,10 +1,13 @@
-import { pass, warn, type Probe } from '../../types.js';
+import { pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 9700 section 2.1.2: the implicit grant (response_type=token) should not be used; a server refuses it. */
-export const implicitProbe: Probe = {
+export const implicitProbe: AuditProbe = {
   id: 'implicit-refused',
   title: 'implicit grant refused',
   rfc: 'RFC 9700 §2.1.2',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §2.1.2 (token leakage in the front channel)',
+  remedy: 'Turn off response_type=token (the implicit grant).',
   needsFlow: true,
   async run(ctx) {
     const outcome = await ctx.authorize({ responseType: 'token', pkce: null });

@@ -1,10 +1,13 @@
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 9207 section 2: the redirect names the issuer, so a client can tell servers apart (mix-up attacks). */
-export const issProbe: Probe = {
+export const issProbe: AuditProbe = {
   id: 'iss',
   title: 'iss in the redirect matches the issuer',
   rfc: 'RFC 9207 §2',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §4.4 (mix-up)',
+  remedy: 'Send iss, the exact issuer, in every authorization response (RFC 9207).',
   needsFlow: true,
   async run(ctx) {
     const outcome = await ctx.authorize({ pkce: ctx.usesPkce ? ctx.freshPkce() : null });

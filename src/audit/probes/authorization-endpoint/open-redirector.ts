@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 const UNREGISTERED = 'https://oauthctl-audit.invalid/open-redirect';
 
@@ -7,10 +7,13 @@ const UNREGISTERED = 'https://oauthctl-audit.invalid/open-redirect';
  * with an unregistered redirect URI and an invalid parameter gets an error page; redirecting the error
  * there would make the server an open redirector.
  */
-export const openRedirectorProbe: Probe = {
+export const openRedirectorProbe: AuditProbe = {
   id: 'open-redirector',
   title: 'no error redirect to an unregistered URI',
   rfc: 'RFC 9700 §4.11.2',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §4.11.2 (authorization server as open redirector)',
+  remedy: 'Show an error page, never a redirect, when the client or the redirect URI is not valid.',
   needsFlow: true,
   async run(ctx) {
     const outcome = await ctx.authorize({ redirectUri: UNREGISTERED, responseType: 'oauthctl_audit_invalid', pkce: ctx.usesPkce ? ctx.freshPkce() : null });

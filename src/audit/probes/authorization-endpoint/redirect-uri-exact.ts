@@ -1,6 +1,6 @@
 import type { AuthorizeOutcome } from '../../exchanges.js';
 import { isLoopbackHost } from '../../loopback.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 export interface RedirectUriVariant {
   name: string;
@@ -63,10 +63,13 @@ function landing(url: string): string {
  * gets an error page, never a redirect (section 4.1.2.1). The audit stops at the redirect and never
  * visits the other host. A redirect to the registered URI itself (the variant ignored) is no failure.
  */
-export const redirectUriExactProbe: Probe = {
+export const redirectUriExactProbe: AuditProbe = {
   id: 'redirect-uri-exact',
   title: 'redirect URI matched exactly',
   rfc: 'RFC 9700 §4.1.3',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §4.1 (insufficient redirect URI validation)',
+  remedy: 'Compare redirect URIs by exact string match (loopback ports aside, RFC 8252 §7.3).',
   needsFlow: true,
   async run(ctx) {
     const { variants, notApplied } = redirectUriVariants(ctx.redirectUri);

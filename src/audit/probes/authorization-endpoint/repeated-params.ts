@@ -1,16 +1,19 @@
 import { refusal } from '../pkce/pkce-required.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 6749 sections 3.1 and 3.2: request parameters are not sent more than once, and a request that
  * repeats one is invalid_request (sections 4.1.2.1 and 5.2). Two conflicting values let a server and a
  * proxy or a filter in front of it read different requests, so a code or a token for one is a failure.
  */
-export const repeatedParamsProbe: Probe = {
+export const repeatedParamsProbe: AuditProbe = {
   id: 'repeated-params',
   title: 'repeated parameters refused',
   rfc: 'RFC 6749 §3.1',
+  category: 'authorization-endpoint',
+  threat: 'RFC 6749 §3.1 (parameter pollution)',
+  remedy: 'Refuse requests in which a parameter appears more than once.',
   needsFlow: true,
   async run(ctx) {
     const url = new URL(ctx.authorizationUrl({ pkce: ctx.usesPkce ? ctx.freshPkce() : null }));

@@ -1,11 +1,14 @@
 import { randomToken } from '../../../oauth/random.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 4.1.2: state comes back exactly as sent, including characters that need encoding. */
-export const stateProbe: Probe = {
+export const stateProbe: AuditProbe = {
   id: 'state',
   title: 'state returned byte for byte',
   rfc: 'RFC 6749 §4.1.2',
+  category: 'authorization-endpoint',
+  threat: 'RFC 9700 §4.7 (CSRF)',
+  remedy: 'Return the state parameter byte for byte as the client sent it.',
   needsFlow: true,
   async run(ctx) {
     const state = `${randomToken(128)} +/=?&#%é☃~`;

@@ -1,12 +1,15 @@
 import { requireJwtClient } from '../../client-assertions.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 7523 section 3 item 7 (and RFC 7521 section 5.2): a client assertion's jti is used once. */
-export const clientAssertionReplayProbe: Probe = {
+export const clientAssertionReplayProbe: AuditProbe = {
   id: 'client-assertion-replay',
   title: 'a replayed client assertion is refused',
   rfc: 'RFC 7523 §3',
+  category: 'client-authentication',
+  threat: 'RFC 7523 §3 item 7; RFC 6819 §4.3.5',
+  remedy: 'Remember the jti of client assertions until they expire and refuse a repeated one.',
   needsFlow: true,
   async run(ctx) {
     requireJwtClient(ctx);

@@ -1,11 +1,14 @@
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 5.2: failed client authentication is 401 invalid_client (with WWW-Authenticate after Basic). */
-export const clientSecretWrongProbe: Probe = {
+export const clientSecretWrongProbe: AuditProbe = {
   id: 'client-secret-wrong',
   title: 'wrong client secret gets 401 invalid_client',
   rfc: 'RFC 6749 §5.2',
+  category: 'client-authentication',
+  threat: 'RFC 6819 §4.3.5 (client credentials guessed)',
+  remedy: 'Refuse a wrong client secret with HTTP 401 invalid_client and a WWW-Authenticate of the scheme used.',
   needsFlow: true,
   async run(ctx) {
     const client = ctx.client;

@@ -1,6 +1,6 @@
 import { authorizeDevice, completeUriOf, pollDevice, waitInterval } from '../../device.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 const MAX_POLLS = 5;
 
@@ -9,10 +9,13 @@ const MAX_POLLS = 5;
  * the next poll with it gets no tokens. The probe approves a device at the verification page, polls
  * at the server's interval until the tokens come, then polls once more.
  */
-export const deviceCodeSingleUseProbe: Probe = {
+export const deviceCodeSingleUseProbe: AuditProbe = {
   id: 'device-code-single-use',
   title: 'device code works once only',
   rfc: 'RFC 8628 §3.5',
+  category: 'device',
+  threat: 'RFC 8628 §3.5',
+  remedy: 'Invalidate a device code once tokens have been issued for it.',
   needsFlow: true,
   async run(ctx) {
     const grant = await authorizeDevice(ctx);

@@ -1,15 +1,18 @@
 import { authorizeDevice, pollDevice } from '../../device.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 8628 section 3.5: a client that polls faster than `interval` is told slow_down (and must then
  * wait 5 seconds longer). The probe polls a pending device code twice at once.
  */
-export const deviceSlowDownProbe: Probe = {
+export const deviceSlowDownProbe: AuditProbe = {
   id: 'device-slow-down',
   title: 'polling faster than interval gets slow_down',
   rfc: 'RFC 8628 §3.5',
+  category: 'device',
+  threat: 'RFC 8628 §3.5; RFC 8628 §5.1 (brute force)',
+  remedy: 'Answer slow_down to clients that poll faster than the interval.',
   async run(ctx) {
     const grant = await authorizeDevice(ctx);
     const first = await pollDevice(ctx, grant);

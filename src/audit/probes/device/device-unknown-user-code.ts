@@ -2,7 +2,7 @@ import { StuckOnPageError } from '../../../agent/headless/navigate.js';
 import { USER_CODE_ALPHABET } from '../../../oauth/grant-types.js';
 import { authorizeDevice, completeUriOf, pollDevice } from '../../device.js';
 import { issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 const REFUSAL = /invalid|unknown|incorrect|wrong|not (found|valid|recogni[sz]ed)|no such|expired|try again/i;
 
@@ -11,10 +11,13 @@ const REFUSAL = /invalid|unknown|incorrect|wrong|not (found|valid|recogni[sz]ed)
  * probe opens it with a code of the same shape that was never issued (the real one, each character
  * shifted) and must end on a refusal, never on a login, consent or success page.
  */
-export const deviceUnknownUserCodeProbe: Probe = {
+export const deviceUnknownUserCodeProbe: AuditProbe = {
   id: 'device-unknown-user-code',
   title: 'unknown user code refused at the verification page',
   rfc: 'RFC 8628 §5.1',
+  category: 'device',
+  threat: 'RFC 8628 §5.1 (user code brute force)',
+  remedy: 'Refuse unknown user codes on the verification page and rate-limit attempts.',
   async run(ctx) {
     const grant = await authorizeDevice(ctx);
     const complete = completeUriOf(grant);

@@ -5,7 +5,7 @@ import { type AuditContext } from '../../context.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, redeemWithProof } from '../../dpop-requests.js';
 import { ProbeSkip } from '../../probe-errors.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**
  * Where the bound token is presented: --api-url, else the userinfo endpoint when the token carries
@@ -25,10 +25,13 @@ function noResource(ctx: AuditContext, why: string): string {
 }
 
 /** RFC 9449 section 7.2: a DPoP-bound access token presented as a Bearer token is refused by the resource. */
-export const dpopBoundAsBearerProbe: Probe = {
+export const dpopBoundAsBearerProbe: AuditProbe = {
   id: 'dpop-bound-as-bearer',
   title: 'a DPoP-bound token is refused as Bearer',
   rfc: 'RFC 9449 §7.2',
+  category: 'dpop',
+  threat: 'RFC 9449 §7.2 (downgrade to bearer)',
+  remedy: 'Refuse a DPoP-bound access token presented as a bearer token.',
   needsFlow: true,
   async run(ctx) {
     const key = await dpopKeyFor(ctx);

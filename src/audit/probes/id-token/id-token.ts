@@ -3,7 +3,7 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } f
 import { fetchJwks, verifyJwt } from '../../../client/jwt-verify.js';
 import { randomToken } from '../../../oauth/random.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 const HASHES: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
 
@@ -24,10 +24,13 @@ export function expectedAtHash(accessToken: string, alg: string): string | undef
  * ID token, signed (never alg none) by a key of the JWKS, with iss, aud, exp, iat and the nonce sent,
  * and an at_hash, when present, that matches the access token.
  */
-export const idTokenProbe: Probe = {
+export const idTokenProbe: AuditProbe = {
   id: 'id-token',
   title: 'ID token signed and its claims right',
   rfc: 'OIDC Core §3.1.3.7',
+  category: 'id-token',
+  threat: 'OIDC Core §3.1.3.7',
+  remedy: 'Sign ID tokens with a published key and set iss, aud, exp, iat and nonce right.',
   needsFlow: true,
   async run(ctx) {
     if (!ctx.config.scopes.includes('openid')) return skip('openid is not in --scope');

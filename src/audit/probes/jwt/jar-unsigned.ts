@@ -1,7 +1,7 @@
 import { UnsecuredJWT } from 'jose/jwt/unsecured';
 import { requestObjectClaims } from '../../../oauth/request-object.js';
 import { codeOf } from '../../outcomes.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 import { refusal } from '../pkce/pkce-required.js';
 
 /**
@@ -9,10 +9,13 @@ import { refusal } from '../pkce/pkce-required.js';
  * unsigned request object is refused (a failure otherwise); where only the announced algorithms leave
  * `none` out, taking one is a warning: the metadata is inconsistent, but section 10.5 does not bind the server.
  */
-export const jarUnsignedProbe: Probe = {
+export const jarUnsignedProbe: AuditProbe = {
   id: 'jar-unsigned',
   title: 'an unsigned request object is refused',
   rfc: 'RFC 9101 §10.5',
+  category: 'jwt',
+  threat: 'RFC 9101 §10.5; RFC 8725 §3.1 (alg none)',
+  remedy: 'Refuse request objects with alg none (and announce require_signed_request_object).',
   needsFlow: false,
   async run(ctx) {
     const m = ctx.metadata;

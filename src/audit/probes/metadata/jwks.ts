@@ -1,4 +1,4 @@
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** Members that hold private or secret key material (RFC 7518 sections 6.2.2, 6.3.2 and 6.4.1). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -54,10 +54,13 @@ export function judgeJwks(keys: readonly Record<string, unknown>[]): KeyFindings
 }
 
 /** RFC 7517 and RFC 7518: the published keys are public only, strong enough, named and labelled coherently. */
-export const jwksProbe: Probe = {
+export const jwksProbe: AuditProbe = {
   id: 'jwks',
   title: 'JWKS publishes sound public keys only',
   rfc: 'RFC 7517 §5',
+  category: 'metadata',
+  threat: 'RFC 7517 §5; RFC 8725 §3.5',
+  remedy: 'Publish only public keys, each with a kid, of sufficient strength.',
   async run(ctx) {
     const uri = ctx.endpoint('jwks_uri');
     if (uri === undefined) return skip('no jwks_uri in the metadata (give --jwks-uri)');

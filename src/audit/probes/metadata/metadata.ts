@@ -1,6 +1,6 @@
 import { describeAttempts, sameIgnoringTrailingSlash } from '../../metadata-lookup.js';
 import { isLoopbackHost } from '../../loopback.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 const REQUIRED = ['issuer', 'authorization_endpoint', 'token_endpoint', 'response_types_supported'];
 /** OpenID Connect Discovery 1.0 section 3 adds these. */
@@ -46,10 +46,13 @@ export function metadataProblems(document: Record<string, unknown>, issuer: stri
 }
 
 /** RFC 8414 section 3.3: the metadata names the issuer asked for, its required fields, S256, and https endpoints. */
-export const metadataProbe: Probe = {
+export const metadataProbe: AuditProbe = {
   id: 'metadata',
   title: 'server metadata correct and complete',
   rfc: 'RFC 8414 §3.3',
+  category: 'metadata',
+  threat: 'RFC 9700 §4.4 (mix-up); RFC 8414 §3.3',
+  remedy: 'Serve metadata whose issuer is exactly the issuer, with the required fields, S256 and https endpoints.',
   async run(ctx) {
     const lookup = ctx.metadataLookup;
     if (!lookup) return skip('the metadata was not looked up');

@@ -1,12 +1,15 @@
 import { codeOf } from '../../outcomes.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 import { refusal } from '../pkce/pkce-required.js';
 
 /** RFC 9126 section 5: with require_pushed_authorization_requests, a request not pushed is refused. */
-export const parRequiredProbe: Probe = {
+export const parRequiredProbe: AuditProbe = {
   id: 'par-required',
   title: 'PAR required when the metadata says so',
   rfc: 'RFC 9126 §5',
+  category: 'par',
+  threat: 'RFC 9126 §5',
+  remedy: 'When PAR is required, refuse authorization requests that were not pushed.',
   needsFlow: false,
   async run(ctx) {
     if (ctx.metadata?.require_pushed_authorization_requests !== true) return skip('the metadata does not say require_pushed_authorization_requests');

@@ -1,13 +1,16 @@
 import { push } from '../../pushed-requests.js';
 import { codeOf } from '../../outcomes.js';
-import { pass, skip, warn, type Probe } from '../../types.js';
+import { pass, skip, warn, type AuditProbe } from '../../types.js';
 import { refusal } from '../pkce/pkce-required.js';
 
 /** RFC 9126 section 4: a request_uri is for one authorization request (SHOULD be one-time use). */
-export const parSingleUseProbe: Probe = {
+export const parSingleUseProbe: AuditProbe = {
   id: 'par-single-use',
   title: 'pushed request_uri works once only',
   rfc: 'RFC 9126 §4',
+  category: 'par',
+  threat: 'RFC 9126 §4 (request_uri replay)',
+  remedy: 'Let a request_uri be used once only.',
   needsFlow: true,
   async run(ctx) {
     const pushed = await push(ctx);

@@ -1,11 +1,14 @@
-import { pass, warn, type Probe } from '../../types.js';
+import { pass, warn, type AuditProbe } from '../../types.js';
 import { refusal } from './pkce-required.js';
 
 /** RFC 9700 section 2.1.1: clients use S256; a server that still accepts plain lets a leaked challenge act as the verifier. */
-export const pkcePlainProbe: Probe = {
+export const pkcePlainProbe: AuditProbe = {
   id: 'pkce-plain',
   title: 'PKCE method plain refused',
   rfc: 'RFC 9700 §2.1.1',
+  category: 'pkce',
+  threat: 'RFC 9700 §2.1.1; RFC 7636 §7.2',
+  remedy: 'Accept only code_challenge_method S256.',
   needsFlow: true,
   async run(ctx) {
     const methods = ctx.metadata?.code_challenge_methods_supported;

@@ -1,6 +1,6 @@
 import type { AuthorizeOutcome } from '../../exchanges.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** How an authorization request was refused, or undefined when the server issued a code. */
 export function refusal(outcome: AuthorizeOutcome): string | undefined {
@@ -13,10 +13,13 @@ export function refusal(outcome: AuthorizeOutcome): string | undefined {
 }
 
 /** RFC 9700 section 2.1.1 and RFC 7636 section 4.4.1: a public client without code_challenge is refused. */
-export const pkceRequiredProbe: Probe = {
+export const pkceRequiredProbe: AuditProbe = {
   id: 'pkce-required',
   title: 'public client without PKCE refused',
   rfc: 'RFC 9700 §2.1.1',
+  category: 'pkce',
+  threat: 'RFC 9700 §4.5 (code injection); RFC 9700 §2.1.1',
+  remedy: 'Require a code_challenge from public clients (better: from every client).',
   needsFlow: true,
   async run(ctx) {
     if (!ctx.isPublicClient) return skip(`${ctx.config.clientId} is a confidential client; PKCE is required of public clients (see pkce-downgrade for confidential ones)`);

@@ -1,11 +1,11 @@
 import { audienceOf, present, resourceUrl, tokenFor, workingToken } from '../../protected-resource.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 8707 section 2 and RFC 9700 section 4.10: a token for another resource (here, one asked for
  * without a resource indicator, which the server issues for its default audience) is refused.
  */
-export const resourceAudienceProbe: Probe = {
+export const resourceAudienceProbe: AuditProbe = {
   id: 'resource-audience',
   title: 'a token for another resource is refused',
   rfc: 'RFC 8707 §2',

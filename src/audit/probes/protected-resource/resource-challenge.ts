@@ -1,8 +1,8 @@
 import { resourceDiscovery, resourceUrl } from '../../protected-resource.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 9728 section 5.1: a 401 of the resource names its metadata, so that a client can find the authorization server. */
-export const resourceChallengeProbe: Probe = {
+export const resourceChallengeProbe: AuditProbe = {
   id: 'resource-401-metadata',
   title: 'the 401 carries WWW-Authenticate with resource_metadata',
   rfc: 'RFC 9728 §5.1',

@@ -1,6 +1,6 @@
 import { decodeJwtUnverified } from '../../../oauth/jwt.js';
 import { present, resourceUrl, workingToken } from '../../protected-resource.js';
-import { pass, skip, warn, type Probe } from '../../types.js';
+import { pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** The audit waits at most this long for a token to expire; a server with short-lived tokens for tests lets the probe run. */
 export const MAX_EXPIRY_WAIT_SECONDS = 20;
@@ -13,7 +13,7 @@ const PAST_EXP_SECONDS = 2;
  * then presents it again. A resource that still accepts it warns rather than fails: some allow a clock
  * leeway of their own, which the audit cannot tell from a resource that checks no expiry at all.
  */
-export const resourceExpiredTokenProbe: Probe = {
+export const resourceExpiredTokenProbe: AuditProbe = {
   id: 'resource-expired-token',
   title: 'an expired token is refused',
   rfc: 'RFC 6750 §3.1',

@@ -1,9 +1,9 @@
 import { parseWwwAuthenticate } from '../../../oauth/www-authenticate.js';
 import { present, requiredScopes, tokenFor, workingToken } from '../../protected-resource.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 6750 section 3.1: a token without the scope the resource needs gets 403 insufficient_scope, naming the scope. */
-export const resourceInsufficientScopeProbe: Probe = {
+export const resourceInsufficientScopeProbe: AuditProbe = {
   id: 'resource-insufficient-scope',
   title: 'a token without the needed scope gets 403 insufficient_scope',
   rfc: 'RFC 6750 §3.1',

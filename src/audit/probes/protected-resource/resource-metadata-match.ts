@@ -1,9 +1,9 @@
 import { compareResource } from '../../../oauth/resource-metadata.js';
 import { resourceDiscovery, resourceUrl } from '../../protected-resource.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 9728 section 3.3: the metadata's resource is the URL the client used; otherwise it must not be used. */
-export const resourceMetadataMatchProbe: Probe = {
+export const resourceMetadataMatchProbe: AuditProbe = {
   id: 'resource-metadata-match',
   title: "the metadata's resource equals the resource URL",
   rfc: 'RFC 9728 §3.3',

@@ -1,8 +1,8 @@
 import { present, workingToken } from '../../protected-resource.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6750 section 2.3 and 5.3: a token in the query string ends up in logs and Referer headers; the resource refuses it. */
-export const resourceQueryTokenProbe: Probe = {
+export const resourceQueryTokenProbe: AuditProbe = {
   id: 'resource-query-token',
   title: 'a token in the query string is refused',
   rfc: 'RFC 6750 §2.3',

@@ -1,9 +1,9 @@
 import { revokeToken } from '../../../client/token-info.js';
 import { present, resourceUrl, workingToken } from '../../protected-resource.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 7009 section 2 and RFC 9700 section 4.10: a revoked access token stops working at the resource. */
-export const resourceRevokedTokenProbe: Probe = {
+export const resourceRevokedTokenProbe: AuditProbe = {
   id: 'resource-revoked-token',
   title: 'a revoked token is refused',
   rfc: 'RFC 7009 §2',

@@ -1,10 +1,10 @@
 import { FlowError } from '../../../errors.js';
 import { discoverMetadata } from '../../../client/endpoints.js';
 import { resourceDiscovery } from '../../protected-resource.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 9728 section 2 and RFC 8414 section 3: every authorization server the resource names answers valid metadata. */
-export const resourceServersProbe: Probe = {
+export const resourceServersProbe: AuditProbe = {
   id: 'resource-authorization-servers',
   title: "the resource's authorization servers answer valid metadata",
   rfc: 'RFC 9728 §2',

@@ -1,6 +1,6 @@
 import { ProbeFailure } from '../../probe-errors.js';
 import { endSessionEndpoint, idTokenOf, NO_END_SESSION, openidScopes } from '../../sessions.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 const OTHER_SUB = 'oauthctl-audit-other-user';
 
@@ -10,7 +10,7 @@ const OTHER_SUB = 'oauthctl-audit-other-user';
  * hint). The hint is the audit's own ID token with another sub (its signature then fails too: a server
  * that reads the hint without checking it is caught as well).
  */
-export const idTokenHintOtherUserProbe: Probe = {
+export const idTokenHintOtherUserProbe: AuditProbe = {
   id: 'id-token-hint-other-user',
   title: "another user's id_token_hint is not honoured silently",
   rfc: 'OpenID Connect Core §3.1.2.1',

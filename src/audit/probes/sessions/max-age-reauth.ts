@@ -1,6 +1,6 @@
 import { ProbeFailure } from '../../probe-errors.js';
 import { endSessionEndpoint, idTokenOf, NO_END_SESSION, openidScopes } from '../../sessions.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** auth_time is in whole seconds: the second sign-in must land in a later second. */
 const WAIT_MS = 1100;
@@ -10,7 +10,7 @@ const WAIT_MS = 1100;
  * a new one (and present, since max_age was sent). A server that ignores max_age lets an old sign-in
  * pass for a fresh one.
  */
-export const maxAgeReauthProbe: Probe = {
+export const maxAgeReauthProbe: AuditProbe = {
   id: 'max-age-reauth',
   title: 'max_age=0 forces a new authentication',
   rfc: 'OpenID Connect Core §3.1.2.1',

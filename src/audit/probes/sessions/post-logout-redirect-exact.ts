@@ -1,5 +1,5 @@
 import { endSessionEndpoint, NO_END_SESSION } from '../../sessions.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 const UNREGISTERED = 'https://oauthctl-audit.invalid/post-logout';
 
@@ -8,7 +8,7 @@ const UNREGISTERED = 'https://oauthctl-audit.invalid/post-logout';
  * sends the browser only to a post_logout_redirect_uri registered for the client, matched exactly; an
  * unregistered one, or the registered redirect URI with text added, gets no redirect.
  */
-export const postLogoutRedirectExactProbe: Probe = {
+export const postLogoutRedirectExactProbe: AuditProbe = {
   id: 'post-logout-redirect-exact',
   title: 'post_logout_redirect_uri matched exactly',
   rfc: 'OpenID Connect RP-Initiated Logout 1.0 §3',

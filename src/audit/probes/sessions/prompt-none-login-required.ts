@@ -1,13 +1,13 @@
 import { endSessionEndpoint, NO_END_SESSION } from '../../sessions.js';
 import type { AuditContext } from '../../context.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**
  * OpenID Connect Core 3.1.2.1 and 3.1.2.6: prompt=none from a browser with no session shows no page and
  * answers login_required by redirect to the client (a page, or a code, would break a relying party's
  * silent sign-in check).
  */
-export const promptNoneLoginRequiredProbe: Probe = {
+export const promptNoneLoginRequiredProbe: AuditProbe = {
   id: 'prompt-none-login-required',
   title: 'prompt=none without a session answers login_required',
   rfc: 'OpenID Connect Core §3.1.2.6',

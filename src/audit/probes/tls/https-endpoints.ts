@@ -1,11 +1,14 @@
 import { isLoopbackHost } from '../../loopback.js';
-import { pass, warn, type Probe } from '../../types.js';
+import { pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 sections 3.1 and 3.2 (TLS required) and RFC 8252 section 8.3 (loopback excepted). */
-export const httpsEndpointsProbe: Probe = {
+export const httpsEndpointsProbe: AuditProbe = {
   id: 'https-endpoints',
   title: 'endpoints use https (except loopback)',
   rfc: 'RFC 6749 §3.1',
+  category: 'tls',
+  threat: 'RFC 6749 §3.1; RFC 6819 §5.1.1',
+  remedy: 'Serve every endpoint over https (loopback aside).',
   async run(ctx) {
     const endpoints: [string, string | undefined][] = [
       ['authorization_endpoint', ctx.config.authorizationEndpoint],

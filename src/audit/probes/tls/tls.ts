@@ -1,6 +1,6 @@
 import { fetchAuthorizationPages } from '../../authorization-pages.js';
 import { handshake, LEGACY_TLS } from '../../tls-handshake.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** Errors that say this machine's OpenSSL cannot offer TLS 1.0/1.1 at all (not the server's refusal). */
 const LOCAL_REFUSAL = /NO_PROTOCOLS_AVAILABLE|UNSUPPORTED_PROTOCOL.*client|ERR_TLS_INVALID_PROTOCOL_VERSION/;
@@ -12,10 +12,13 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNR
  * host, at the authorization and the token endpoint; HSTS (RFC 6797) on the authorization endpoint, so
  * that the browser never goes there over plain http.
  */
-export const tlsProbe: Probe = {
+export const tlsProbe: AuditProbe = {
   id: 'tls',
   title: 'TLS 1.2+, valid certificate, HSTS',
   rfc: 'RFC 8996; RFC 6797',
+  category: 'tls',
+  threat: 'RFC 8996; RFC 6797; RFC 9700 §4.12 (TLS terminating proxies)',
+  remedy: 'Offer TLS 1.2 or later only, a valid certificate, and Strict-Transport-Security.',
   async run(ctx) {
     const authorization = new URL(ctx.config.authorizationEndpoint);
     if (authorization.protocol !== 'https:') return skip(`the authorization endpoint is ${authorization.protocol.slice(0, -1)}, not https`);

@@ -1,15 +1,18 @@
 import { CLIENT_CREDENTIALS_GRANT } from '../../../oauth/grant-types.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 6749 section 4.4: the client credentials grant MUST only be used by confidential clients. Asks
  * for a token with the client_id alone, as a public client would (no secret, no other credential).
  */
-export const clientCredentialsPublicProbe: Probe = {
+export const clientCredentialsPublicProbe: AuditProbe = {
   id: 'client-credentials-public',
   title: 'client credentials refused to a public client',
   rfc: 'RFC 6749 §4.4',
+  category: 'token-endpoint',
+  threat: 'RFC 6749 §4.4; RFC 6819 §4.3.5',
+  remedy: 'Grant client_credentials to confidential clients only.',
   async run(ctx) {
     const grants = ctx.metadata?.grant_types_supported;
     if (!Array.isArray(grants) || !grants.includes(CLIENT_CREDENTIALS_GRANT)) return skip('the server does not list client_credentials in grant_types_supported');

@@ -1,12 +1,15 @@
 import { issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
-import { fail, skip, type Probe } from '../../types.js';
+import { fail, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 4.1.3: a code issued to one client is refused to another. */
-export const codeClientBindingProbe: Probe = {
+export const codeClientBindingProbe: AuditProbe = {
   id: 'code-client-binding',
   title: 'code bound to its client',
   rfc: 'RFC 6749 §4.1.3',
+  category: 'token-endpoint',
+  threat: 'RFC 9700 §4.5 (code injection); RFC 6819 §5.2.4.4',
+  remedy: 'Bind each code to the client it was issued to; refuse it for any other client.',
   needsFlow: true,
   async run(ctx) {
     const second = ctx.secondClient;

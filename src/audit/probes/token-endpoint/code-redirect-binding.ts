@@ -1,16 +1,19 @@
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 6749 section 4.1.3: a code is redeemed only with the redirect_uri it was issued for. Another
  * value is a failure. A missing one is a warning: section 4.1.3 requires it, but it is harmless when
  * the client has a single registered redirect URI, and OAuth 2.1 drops the rule since PKCE binds the code.
  */
-export const codeRedirectBindingProbe: Probe = {
+export const codeRedirectBindingProbe: AuditProbe = {
   id: 'code-redirect-binding',
   title: 'code bound to its redirect URI',
   rfc: 'RFC 6749 §4.1.3',
+  category: 'token-endpoint',
+  threat: 'RFC 6819 §4.4.1.7 (code leaked through a redirect URI)',
+  remedy: 'Refuse a code whose redirect_uri at the token endpoint differs from the authorization request.',
   needsFlow: true,
   async run(ctx) {
     const other = new URL(ctx.redirectUri);

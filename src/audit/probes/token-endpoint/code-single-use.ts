@@ -1,16 +1,19 @@
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { refusedWithInvalidGrant } from '../../error-code.js';
 import { checkLiveness, tokensOf } from '../../token-liveness.js';
-import { fail, pass, warn, type Probe } from '../../types.js';
+import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 6749 sections 4.1.2 and 10.5: an authorization code is redeemed once; a second use is refused
  * and the tokens issued for the first use SHOULD be revoked.
  */
-export const codeSingleUseProbe: Probe = {
+export const codeSingleUseProbe: AuditProbe = {
   id: 'code-single-use',
   title: 'authorization code works once only',
   rfc: 'RFC 6749 §4.1.2',
+  category: 'token-endpoint',
+  threat: 'RFC 9700 §4.5 (code injection); RFC 6819 §4.4.1.1',
+  remedy: 'Refuse a second redemption of a code with invalid_grant and revoke the tokens its first use issued.',
   needsFlow: true,
   async run(ctx) {
     const issued = await ctx.obtainCode();

@@ -1,5 +1,5 @@
 import type { TokenExchange } from '../../exchanges.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** error = 1*NQSCHAR without space, RFC 6749 section 5.2 and appendix A.7. */
 const ERROR_CODE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -32,10 +32,13 @@ export function errorResponseProblem(x: TokenExchange): ErrorResponseProblem | u
 }
 
 /** RFC 6749 section 5.2: every token endpoint error seen during the audit, plus an unsupported grant type. */
-export const errorFormatProbe: Probe = {
+export const errorFormatProbe: AuditProbe = {
   id: 'error-format',
   title: 'token endpoint errors are RFC 6749 JSON',
   rfc: 'RFC 6749 §5.2',
+  category: 'token-endpoint',
+  threat: 'RFC 6749 §5.2',
+  remedy: 'Answer token errors as JSON {error, error_description} with the status RFC 6749 §5.2 gives.',
   async run(ctx) {
     await ctx.token({ grant_type: 'urn:oauthctl:audit:unsupported' });
     const errors = ctx.exchanges.filter((x) => x.status >= 400 && (x.method === undefined || x.method === 'POST'));

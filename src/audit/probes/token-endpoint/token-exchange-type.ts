@@ -1,13 +1,13 @@
 import { ACCESS_TOKEN_TYPE, issuedTokenTypeProblem, TOKEN_EXCHANGE_GRANT } from '../../../oauth/grant-types.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 8693 section 2.2.1: a token exchange response says what it issued (issued_token_type); asked for
  * an access token, a server that hands back another type (a refresh token) makes the client use the
  * wrong kind of token as an access token. Exchanges the flow's own access token, asking for an access token.
  */
-export const tokenExchangeTypeProbe: Probe = {
+export const tokenExchangeTypeProbe: AuditProbe = {
   id: 'token-exchange-type',
   title: 'token exchange issues the requested token type',
   rfc: 'RFC 8693 §2.2.1',

@@ -1,17 +1,20 @@
 import { type AuditContext } from '../../context.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { usesClientAssertion } from '../../../oauth/token-request.js';
-import { fail, pass, type Probe } from '../../types.js';
+import { fail, pass, type AuditProbe } from '../../types.js';
 
 /**
  * RFC 6749 section 3.2: the client uses POST at the token endpoint, and section 2.3.1 keeps client
  * credentials out of the request URI. A code redeemed by GET with the grant in the query, or a secret
  * (or a client assertion) sent in the query string, must get no tokens (URLs end up in logs and histories).
  */
-export const tokenPostOnlyProbe: Probe = {
+export const tokenPostOnlyProbe: AuditProbe = {
   id: 'token-post-only',
   title: 'token endpoint refuses GET and credentials in the URL',
   rfc: 'RFC 6749 §3.2',
+  category: 'token-endpoint',
+  threat: 'RFC 6819 §5.4.2 (credentials in URLs leak through logs)',
+  remedy: 'Answer only POST at the token endpoint and never read credentials from the query string.',
   needsFlow: true,
   async run(ctx) {
     const seen: string[] = [];

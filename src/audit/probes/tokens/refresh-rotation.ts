@@ -1,5 +1,5 @@
 import { describeExchange, issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, warn, type Probe } from '../../types.js';
+import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 const refreshTokenOf = (json: unknown): string | undefined => {
   const value = (json as Record<string, unknown> | undefined)?.refresh_token;
@@ -12,10 +12,13 @@ const refreshTokenOf = (json: unknown): string | undefined => {
  * revoked. A confidential client's refresh token is bound to its credentials: it need not rotate, and
  * the FAPI 2.0 Security Profile lets the previous one keep working when the server rotates.
  */
-export const refreshRotationProbe: Probe = {
+export const refreshRotationProbe: AuditProbe = {
   id: 'refresh-rotation',
   title: 'refresh token rotated, reuse refused',
   rfc: 'RFC 9700 §4.14.2',
+  category: 'tokens',
+  threat: 'RFC 9700 §4.14 (refresh token leakage)',
+  remedy: 'Rotate refresh tokens of public clients and revoke the family when an old one is used again.',
   needsFlow: true,
   async run(ctx) {
     const scopes = ctx.config.scopes.includes('offline_access') || !ctx.metadata?.scopes_supported?.includes('offline_access') ? ctx.config.scopes : [...ctx.config.scopes, 'offline_access'];

@@ -1,11 +1,14 @@
 import { issuedTokens } from '../../exchanges.js';
-import { fail, pass, skip, type Probe } from '../../types.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 5.1: a response with tokens carries Cache-Control: no-store. */
-export const tokenNoStoreProbe: Probe = {
+export const tokenNoStoreProbe: AuditProbe = {
   id: 'token-no-store',
   title: 'token response has Cache-Control: no-store',
   rfc: 'RFC 6749 §5.1',
+  category: 'tokens',
+  threat: 'RFC 6749 §5.1; RFC 6819 §5.1.6',
+  remedy: 'Send Cache-Control: no-store with every response that carries tokens.',
   needsFlow: true,
   async run(ctx) {
     const responses = ctx.exchanges.filter(issuedTokens);
