@@ -25,8 +25,13 @@ afterAll(async () => {
 
 const ACCOUNT = ['--username', 'alice', '--password', 'wonderland'];
 
-/** The third round's probes are tested by category in test/audit/depth/; this file keeps to the first rounds' probes. */
-const RUN_FIRST_ONLY = ['--skip', PROBES.filter((p) => !RUN_FIRST.includes(p.id)).map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 async function audit(server: MockServer, ...args: string[]) {
   const io = memoryIO();
@@ -34,7 +39,7 @@ async function audit(server: MockServer, ...args: string[]) {
   return { code, io };
 }
 
-/** The second round's probes (PAR, DPoP, JWT client authentication, JAR): skipped where the server does not advertise the feature. */
+/** The probes of PAR, DPoP, JWT client authentication, JAR): skipped where the server does not advertise the feature. */
 const SECOND_ROUND = new Set([
   'par-required',
   'par-single-use',

@@ -43,8 +43,13 @@ describe('interop: login --headless against panva/oidc-provider 9 (development i
   });
 });
 
-/** The third round's probes run against this server in test/audit/depth/oidc-provider.test.ts. */
-const RUN_FIRST_ONLY = ['--skip', PROBES.filter((p) => !RUN_FIRST.includes(p.id)).map((p) => p.id).join(',')];
+/** The probes that run first; the others run against this server in test/audit/depth/oidc-provider.test.ts. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 describe('interop: audit against panva/oidc-provider 9', () => {
   const audit = async (...args: string[]) => {

@@ -9,8 +9,13 @@ import { startSecuredWeakServer, type SecuredWeaknesses } from './helpers/secure
 import { startWeakServer, type Weaknesses } from './helpers/weak-server.js';
 import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 
-/** The third round's probes are tested by category in test/audit/depth/; these small servers implement only what the first rounds' probes look at. */
-const RUN_FIRST_ONLY = ['--skip', PROBES.filter((p) => !RUN_FIRST.includes(p.id)).map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. These small servers implement only what the first look at. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 // A refused request is not a failed probe: a probe fails only when the server did the unsafe thing
 // (issued a code, redirected, answered tokens). These servers refuse in the ways real ones do: a PAR

@@ -1,4 +1,4 @@
-// Issue 12: the client's JWT client authentication, request objects, resource indicators and mutual
+// The client's JWT client authentication, request objects, resource indicators and mutual
 // TLS against the built-in mock (fixtures/mock/modern.jsonc), over real HTTP(S); the BUILT CLI is run,
 // and what the mock really received is read from its request log.
 import { createPrivateKey } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Issue 20, client 4 in the audit: a token exchange that issues another type than asked fails there.
+// A token exchange that issues another type than asked fails the audit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport } from '../../src/audit/types.js';

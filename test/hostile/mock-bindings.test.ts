@@ -1,4 +1,4 @@
-// Issue 20, mock 7 and 8: sender-constrained tokens keep their binding on every grant, and a token
+// Sender-constrained tokens keep their binding on every grant, and a token
 // exchange neither widens scope, strips a binding, outlives its subject token nor its refresh family.
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';

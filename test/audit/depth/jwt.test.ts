@@ -46,7 +46,7 @@ describe('JWT handling: the server refuses forged and out-of-date client JWTs', 
     server.weakness = {};
     const { report, code } = await auditJson(server.url, ...JWT_CLIENT, '--only', 'flow,jwt');
     expect(Object.entries(statusesOf(report)).filter(([, s]) => s !== 'pass')).toEqual([]);
-    // The first rounds' client-assertion-expired and jar-unsigned are in the category too.
+    // client-assertion-expired and jar-unsigned (which run first) are in the category too.
     expect(report.probes.map((p) => p.id)).toEqual(expect.arrayContaining(['flow', 'client-assertion-expired', 'jar-unsigned', ...JWT_PROBES.map((p) => p.id)]));
     expect(report.probes).toHaveLength(JWT_PROBES.length + 3);
     expect(code).toBe(0);
