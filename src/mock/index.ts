@@ -44,7 +44,8 @@ export type { MockSession } from './core/sessions/sessions.js';
 export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 export { MockAdminError } from './endpoints/admin/input.js';
 export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/tokens/queue.js';
-export { adminMode, isLoopbackHost } from './core/http/loopback.js';
+export { adminMode } from './core/http/loopback.js';
+export { isLoopbackHost } from '../oauth/loopback.js';
 export { serverMetadata } from './endpoints/discovery.js';
 export { matchRedirectUri } from './core/clients/redirect-uri.js';
 

@@ -1,5 +1,5 @@
 import type { AuthorizeOutcome } from '../../exchanges.js';
-import { isLoopbackHost } from '../../loopback.js';
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 export interface RedirectUriVariant {

@@ -1,5 +1,5 @@
 import { describeAttempts, sameIgnoringTrailingSlash } from '../../metadata-lookup.js';
-import { isLoopbackHost } from '../../loopback.js';
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 const REQUIRED = ['issuer', 'authorization_endpoint', 'token_endpoint', 'response_types_supported'];

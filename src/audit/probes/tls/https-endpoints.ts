@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../../loopback.js';
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 sections 3.1 and 3.2 (TLS required) and RFC 8252 section 8.3 (loopback excepted). */

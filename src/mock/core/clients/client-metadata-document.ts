@@ -3,7 +3,7 @@ import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from '../config/config.js';
 import { queryParams, sendOAuthError, type Exchange, type MockState } from '../http/http.js';
-import { isLoopbackHost } from '../http/loopback.js';
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { errorPage, sendPage } from '../pages/pages.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../http/loopback.js';
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { validateClient, type MockClient, type MockScope } from '../config/config.js';
 import type { MockState } from '../http/http.js';
 import { isJsonObject } from '../../../oauth/json.js';

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { isJsonObject } from '../../../oauth/json.js';
 
@@ -177,8 +178,4 @@ function jwksUriProblem(value: unknown): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'must be https, or http on a loopback host (127.0.0.1, [::1], localhost)';
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

@@ -1,5 +1,5 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http/http.js';
-import { hostOfHeader, isLoopbackHost } from '../../core/http/loopback.js';
+import { hostOfHeader, isLoopbackHost } from '../../../oauth/loopback.js';
 import { addClient, addResource, addUser, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
 import { sendFlowsPage } from './flows-page.js';
 import { findSession } from '../../core/sessions/sessions.js';
