@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { requestParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { describeMessage, type SequenceDiagram } from './sequence-diagram.js';
-import { escapeMarkup, escapeMarkupBlock, renderSequenceSvg } from './sequence-svg.js';
+import { escapeMarkup, escapeMarkupBlock } from './markup.js';
+import { renderSequenceSvg } from './sequence-svg.js';
 import { drawnEntries, entryFailed, traceDiagram } from './trace-diagram.js';
 
 /** Colours for both schemes, the diagram's classes, and print (every exchange shown, no links underlined). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toJUnitXml, xmlEscape } from '../../src/audit/junit.js';
+import { toJUnitXml } from '../../src/audit/junit.js';
+import { escapeHtml, escapeXml } from '../../src/output/markup.js';
 import { formatAuditTable } from '../../src/audit/table.js';
 import { runAudit, summarize } from '../../src/audit/runner.js';
 import { httpsEndpointsProbe } from '../../src/audit/probes/tls/https-endpoints.js';
@@ -31,8 +32,8 @@ describe('JUnit XML', () => {
   it('has a testcase per probe: failure for fail, skipped for skip, a warning in system-out', () => {
     const xml = toJUnitXml(report, 'suite <1>', new Date('2030-01-02T03:04:05.678Z'));
     expect(xml).toContain('<testsuites name="oauthctl audit" tests="4" failures="1" skipped="1" errors="0">');
-    expect(xml).toContain('<testsuite name="suite &lt;1&gt;" tests="4" failures="1" skipped="1" errors="0" timestamp="2030-01-02T03:04:05">');
-    expect(xml).toContain('<failure message="sent &quot;a&lt;b&amp;c&quot;, got back &quot;a&quot;" type="RFC 6749 §4.1.2">');
+    expect(xml).toContain('<testsuite name="suite &#60;1&#62;" tests="4" failures="1" skipped="1" errors="0" timestamp="2030-01-02T03:04:05">');
+    expect(xml).toContain('<failure message="sent &#34;a&#60;b&#38;c&#34;, got back &#34;a&#34;" type="RFC 6749 §4.1.2">');
     expect(xml).toContain('<skipped message="only one client"/>');
     expect(xml).toContain('<system-out>WARNING: no iss</system-out>');
     expect(xml.match(/<testcase /g)).toHaveLength(4);
@@ -40,7 +41,17 @@ describe('JUnit XML', () => {
   });
 
   it('escapes XML specials and drops characters XML cannot carry', () => {
-    expect(xmlEscape(`<&>"'\u0001\u0007ok\u00e9`)).toBe('&lt;&amp;&gt;&quot;&apos;oké');
+    expect(escapeXml(`<&>"'\u0001\u0007ok\u00e9`)).toBe('&#60;&#38;&#62;&#34;&#39;oké');
+  });
+
+  it('the one escaper leaves no markup character and reads back as the text it was given', () => {
+    const hostile = ['"><script>alert(1)</script>', "' onmouseover='x", '&amp;already', ']]><!--', 'caf\u00e9 \u{1f600}'];
+    const decode = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
+    for (const text of hostile) {
+      expect(escapeHtml(text)).not.toMatch(/[<>"']|&(?!#\d+;)/);
+      expect(decode(escapeHtml(text))).toBe(text);
+      expect(escapeXml(text)).toBe(escapeHtml(text));
+    }
   });
 });
 

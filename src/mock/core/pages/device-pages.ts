@@ -1,4 +1,4 @@
-import { escapeHtml } from './pages.js';
+import { escapeHtml } from '../../../output/markup.js';
 
 /** RFC 8628 section 3.3: the page where the user types the code their device shows. */
 export function userCodeEntryPage(): string {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { respond } from '../http/http.js';
-import { escapeHtml } from './pages.js';
+import { escapeHtml } from '../../../output/markup.js';
 import { redirectOrigin } from '../clients/redirect-uri.js';
 
 /** The one script of the form post page: it submits the form. Its hash is the only script the page's CSP allows. */

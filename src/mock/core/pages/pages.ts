@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../../output/markup.js';
 import type { ServerResponse } from 'node:http';
 import { respond, STYLESHEET_PATH } from '../http/http.js';
 
@@ -6,10 +7,6 @@ import { respond, STYLESHEET_PATH } from '../http/http.js';
  * a strict Content-Security-Policy, no framing (clickjacking, RFC 6749 section 10.13).
  */
 export { STYLESHEET_PATH };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** `formActionOrigin`: where the form's redirect may go (CSP form-action also covers redirects); `head`: more of the head (a meta refresh). */
 export function sendPage(res: ServerResponse, status: number, title: string, body: string, formActionOrigin?: string, headers: Record<string, string> = {}, head = ''): void {

@@ -1,6 +1,7 @@
 import type { MockClient } from '../config/config.js';
 import type { Exchange } from '../http/http.js';
-import { escapeHtml, sendPage } from '../pages/pages.js';
+import { escapeHtml } from '../../../output/markup.js';
+import { sendPage } from '../pages/pages.js';
 import { redirectOrigin, withParams } from '../clients/redirect-uri.js';
 import type { SessionRecord } from '../store/store.js';
 

@@ -1,5 +1,5 @@
 import { respond, singleParams, STYLESHEET_PATH, type Exchange } from '../../core/http/http.js';
-import { escapeHtml } from '../../core/pages/pages.js';
+import { escapeHtml } from '../../../output/markup.js';
 import { paramsObject, type RecordedRequest } from '../../core/http/request-log.js';
 import { renderSequenceSvg } from '../../../output/sequence-svg.js';
 import { flowDiagram } from './flow-diagram.js';
