@@ -17,6 +17,7 @@ import type { Renderer } from '../output/render.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 import { describeExchange, type AuthorizeOutcome, type AuthorizeParams, type IssuedCode, type PushedRequest, type TokenExchange } from './exchanges.js';
 import type { MetadataLookup } from './metadata-lookup.js';
+import { jsonValue } from './json-body.js';
 
 /** What the audit knows about the server and the client(s) it may use. */
 export interface AuditSetup {
@@ -302,12 +303,12 @@ export class AuditContext {
   async rawToken(grantType: string, url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<TokenExchange> {
     const res = await this.http.request(url, init);
     const exchange: TokenExchange = { grantType, method: init.method, status: res.status, headers: res.headers, body: res.body };
-    try {
-      exchange.json = JSON.parse(res.body);
-      const error = parseOAuthErrorBody(exchange.json);
+    // Not JSON: the error-format probe reports it.
+    const json = jsonValue(res.body, `the answer of ${url}`);
+    if (json !== undefined) {
+      exchange.json = json;
+      const error = parseOAuthErrorBody(json);
       if (error) exchange.error = error;
-    } catch {
-      // not JSON: the error-format probe reports it
     }
     this.exchanges.push(exchange);
     this.trace(`audit: token request (${grantType}) -> ${describeExchange(exchange)}`);

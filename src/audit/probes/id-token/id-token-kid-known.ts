@@ -1,5 +1,6 @@
 import { freshIdToken } from '../../id-token-response.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
+import { jsonObject } from '../../json-body.js';
 
 /** OpenID Connect Core section 10.1: the key that signed an ID token is found in the JWKS (by kid when there are several). */
 export const idTokenKidKnownProbe: AuditProbe = {
@@ -16,7 +17,8 @@ export const idTokenKidKnownProbe: AuditProbe = {
     const uri = ctx.endpoint('jwks_uri');
     if (uri === undefined) return skip('no jwks_uri in the metadata (give --jwks-uri)');
     const res = await ctx.http.request(uri);
-    const keys = ((JSON.parse(res.body) as { keys?: { kid?: string }[] }).keys ?? []).filter((k) => k && typeof k === 'object');
+    const listed = jsonObject(res.body, `the answer of ${uri}`)?.keys;
+    const keys = (Array.isArray(listed) ? (listed as unknown[]) : []).filter((k): k is { kid?: unknown } => !!k && typeof k === 'object');
     const kid = idToken.header.kid;
     if (kid === undefined) return keys.length <= 1 ? pass('no kid, and a single key') : fail(`no kid, and ${keys.length} keys to choose from`);
     if (!keys.some((k) => k.kid === kid)) return fail(`kid ${JSON.stringify(kid)} is not in ${uri}`);

@@ -1,4 +1,5 @@
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
+import { jsonObject } from '../../json-body.js';
 
 /** Members that hold private or secret key material (RFC 7518 sections 6.2.2, 6.3.2 and 6.4.1). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -66,12 +67,7 @@ export const jwksProbe: AuditProbe = {
     if (uri === undefined) return skip('no jwks_uri in the metadata (give --jwks-uri)');
     const res = await ctx.http.request(uri, { headers: { accept: 'application/jwk-set+json, application/json' } });
     if (res.status !== 200) return fail(`${uri} answered HTTP ${res.status}`);
-    let keys: unknown;
-    try {
-      keys = (JSON.parse(res.body) as { keys?: unknown }).keys;
-    } catch {
-      keys = undefined;
-    }
+    const keys = jsonObject(res.body, `the answer of ${uri}`)?.keys;
     if (!Array.isArray(keys)) return fail(`${uri} is not a JSON Web Key Set (RFC 7517 §5: {"keys": [...]})`);
     const objects = keys.filter((k): k is Record<string, unknown> => !!k && typeof k === 'object' && !Array.isArray(k));
     if (objects.length === 0) return warn(`${uri} holds no keys`);
