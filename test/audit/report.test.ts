@@ -9,7 +9,6 @@ import { errorResponseProblem } from '../../src/audit/probes/token-endpoint/erro
 import { judgeJwks, rsaModulusBits } from '../../src/audit/probes/metadata/jwks.js';
 import { metadataProblems } from '../../src/audit/probes/metadata/metadata.js';
 import { framingProtection } from '../../src/audit/probes/authorization-endpoint/framing.js';
-import { expectedAtHash } from '../../src/audit/probes/id-token/id-token.js';
 import { toMarkdown } from '../../src/audit/markdown.js';
 import { ProbeSkip } from '../../src/audit/probe-errors.js';
 import type { AuditProbe, AuditReport } from '../../src/audit/types.js';
@@ -233,12 +232,6 @@ describe('probe rules without a server', () => {
     expect(framingProtection({ 'content-security-policy': "default-src 'self'; frame-ancestors 'self' https://portal.example" })).toBe("CSP frame-ancestors 'self' https://portal.example");
     expect(framingProtection({ 'content-security-policy': 'frame-ancestors *' })).toBeUndefined();
     expect(framingProtection({ 'x-frame-options': 'ALLOW-FROM https://x.example' })).toBeUndefined();
-  });
-
-  it('at_hash: the left half of the hash of the access token, by the alg of the ID token', () => {
-    // OpenID Connect Core section 3.1.3.6, with the example access token and at_hash of its appendix A.
-    expect(expectedAtHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y', 'RS256')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
-    expect(expectedAtHash('x', 'none')).toBeUndefined();
   });
 
   it('error responses: JSON object with a valid error is fine; other shapes are named', () => {

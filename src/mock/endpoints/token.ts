@@ -6,7 +6,8 @@ import { userClaims } from '../core/tokens/claims.js';
 import { authenticateClient } from '../core/clients/client-auth.js';
 import type { GrantType, MockClient, MockUser } from '../core/config/config.js';
 import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http/http.js';
-import { accessTokenHash, newJti } from '../core/tokens/jwt.js';
+import { newJti } from '../core/tokens/jwt.js';
+import { oidcTokenHash } from '../../oauth/token-hash.js';
 import type { NextToken } from '../core/tokens/queue.js';
 import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
@@ -251,6 +252,7 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
     body.refresh_token = refreshToken;
   }
   if (grant.scopes.includes('openid')) {
+    const keys = await state.keys();
     const claims: JWTPayload = {
       iss: state.issuer,
       sub: user.sub,
@@ -259,13 +261,13 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       iat,
       exp: iat + lifetimes.idToken,
       auth_time: Math.floor(grant.authTime / 1000),
-      at_hash: accessTokenHash(accessToken),
+      at_hash: oidcTokenHash(accessToken, keys.alg),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...userClaims(user, grant.scopes),
     };
     if (grant.session !== undefined || grant.claims !== undefined) addSessionClaims(claims, grant.session, user, grant.claims);
     if (grant.claims !== undefined) rememberUserinfoClaims(state, grant.jti, grant.claims.userinfo, (iat + lifetime) * 1000);
-    body.id_token = await (await state.keys()).signIdToken(next.claims ? Object.assign(claims, next.claims) : claims);
+    body.id_token = await keys.signIdToken(next.claims ? Object.assign(claims, next.claims) : claims);
   }
   return body;
 }

@@ -1,23 +1,9 @@
-import { createHash } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { fetchJwks, verifyJwt } from '../../../client/jwt-verify.js';
 import { randomToken } from '../../../oauth/random.js';
+import { oidcTokenHash } from '../../../oauth/token-hash.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
-
-const HASHES: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
-
-/**
- * OpenID Connect Core section 3.1.3.6: at_hash is the base64url of the left half of the hash of the
- * access token, with the hash of the ID token's alg; undefined for an alg whose hash is not known here.
- */
-export function expectedAtHash(accessToken: string, alg: string): string | undefined {
-  const bits = /(256|384|512)$/.exec(alg)?.[1] ?? (alg === 'EdDSA' || alg === 'Ed25519' ? '512' : undefined);
-  const name = bits ? HASHES[bits] : undefined;
-  if (!name) return undefined;
-  const digest = createHash(name).update(accessToken).digest();
-  return digest.subarray(0, digest.length / 2).toString('base64url');
-}
 
 /**
  * OpenID Connect Core sections 3.1.3.3 and 3.1.3.7: with openid in the scope the token response holds an
@@ -66,7 +52,7 @@ export const idTokenProbe: AuditProbe = {
     const atHash = verification.claims.at_hash;
     let atHashNote = '';
     if (atHash !== undefined && typeof json.access_token === 'string') {
-      const expected = expectedAtHash(json.access_token, header.alg);
+      const expected = oidcTokenHash(json.access_token, header.alg);
       if (expected !== undefined && atHash !== expected) problems.push(`at_hash ${JSON.stringify(atHash)} does not match the access token`);
       else if (expected !== undefined) atHashNote = ', at_hash';
     }

@@ -1,9 +1,4 @@
-import { hash, randomUUID } from 'node:crypto';
-
-/** OpenID Connect Core 3.1.3.6: at_hash is the left half of the SHA-256 of the access token (RS256, ES256). */
-export function accessTokenHash(accessToken: string): string {
-  return hash('sha256', accessToken, 'buffer').subarray(0, 16).toString('base64url');
-}
+import { randomUUID } from 'node:crypto';
 
 export const newJti = (): string => randomUUID();
 
