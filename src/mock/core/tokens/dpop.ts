@@ -1,4 +1,5 @@
-import { createHmac, hash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { accessTokenHash, sameHtu } from '../../../oauth/dpop.js';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { DPOP_ALGS } from '../config/config-security.js';
 import type { Exchange } from '../http/http.js';
@@ -60,7 +61,7 @@ export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): P
   const iat = payload.iat!;
   if (Math.abs(now - iat) > DPOP_IAT_WINDOW_SECONDS) return invalid(`the DPoP proof's iat is more than ${DPOP_IAT_WINDOW_SECONDS} seconds from the server's time`);
   if (expected.accessToken !== undefined) {
-    if (payload.ath !== hash('sha256', expected.accessToken, 'base64url')) return invalid("the DPoP proof's ath is not the hash of the access token (RFC 9449 section 4.3)");
+    if (payload.ath !== accessTokenHash(expected.accessToken)) return invalid("the DPoP proof's ath is not the hash of the access token (RFC 9449 section 4.3)");
   }
   if (ex.state.config.dpopNonce && !validNonce(ex, payload.nonce)) {
     return { ok: false, error: 'use_dpop_nonce', description: 'the DPoP proof must carry the nonce of the DPoP-Nonce header (RFC 9449 section 8)' };
@@ -70,17 +71,6 @@ export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): P
   // Full of live jtis: refused (503) rather than forgetting one that could then be replayed.
   if (seen === 'busy') throw new StoreFullError('live DPoP proofs', 1);
   return { ok: true, jkt: await calculateJwkThumbprint(jwk as JWK, 'sha256') };
-}
-
-/** RFC 9449 section 4.3 item 9: htu and the request's URL, without query and fragment, compared as normalised URLs. */
-export function sameHtu(htu: string, expected: string): boolean {
-  try {
-    const a = new URL(htu);
-    const b = new URL(expected);
-    return a.protocol === b.protocol && a.host === b.host && a.pathname === b.pathname;
-  } catch {
-    return false;
-  }
 }
 
 /** The server's current DPoP nonce (RFC 9449 section 8): a MAC of the time period, so nothing is stored. */
