@@ -1,7 +1,8 @@
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/tokens/access-token.js';
 import { REALM } from '../core/clients/client-auth.js';
-import { errorDescription, quoted, sendJson, type Exchange } from '../core/http/http.js';
+import { quotedString } from '../../oauth/www-authenticate.js';
+import { errorDescription, sendJson, type Exchange } from '../core/http/http.js';
 import type { AccessTokenClaims } from '../core/store/store.js';
 import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
 import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/tokens/protected-resources.js';
@@ -35,7 +36,7 @@ export async function bearerClaims(ex: Exchange, requiredScopes: string[] = [], 
       ex.res,
       401,
       { error_description: 'an access token is required (Authorization: Bearer ...)' },
-      { 'WWW-Authenticate': `Bearer realm="${REALM}"${metadata ? `, resource_metadata=${quoted(metadata)}` : ''}` },
+      { 'WWW-Authenticate': `Bearer realm="${REALM}"${metadata ? `, resource_metadata=${quotedString(metadata)}` : ''}` },
     );
     return undefined;
   }
@@ -69,9 +70,9 @@ export function bearerError(ex: Exchange, status: number, error: string, text: s
   ex.log.outcome = 'refused';
   ex.log.error = error;
   ex.log.errorDescription = description;
-  const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quoted(description)}`];
-  if (scope) params.push(`scope=${quoted(scope)}`);
-  if (metadata) params.push(`resource_metadata=${quoted(metadata)}`);
+  const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quotedString(description)}`];
+  if (scope) params.push(`scope=${quotedString(scope)}`);
+  if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
   if (scheme === 'DPoP') params.push(DPOP_CHALLENGE_ALGS);
   sendJson(ex.res, status, { error, error_description: description }, { 'WWW-Authenticate': `${scheme} ${params.join(', ')}`, ...headers });
 }

@@ -1,6 +1,7 @@
 import { checkAuthorization } from '../authorization/authorization-params.js';
 import { REALM } from '../clients/client-auth.js';
-import { errorDescription, quoted, readBody, redirect, sendJson, singleParams, type Exchange } from './http.js';
+import { quotedString } from '../../../oauth/www-authenticate.js';
+import { errorDescription, readBody, redirect, sendJson, singleParams, type Exchange } from './http.js';
 import { errorPage, sendPage } from '../pages/pages.js';
 import type { Fault } from '../tokens/queue.js';
 import { withParams } from '../clients/redirect-uri.js';
@@ -35,7 +36,7 @@ export async function applyFault(ex: Exchange, fault: Fault, endpoint: string, r
   const description = errorDescription(fault.errorDescription ?? QUEUED);
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   // RFC 6750 section 3 for the resource endpoints, RFC 6749 section 5.2 (401 invalid_client) for the others.
-  if (resource && (status === 401 || status === 403)) headers['WWW-Authenticate'] = `Bearer realm="${REALM}", error=${quoted(error)}, error_description=${quoted(description)}`;
+  if (resource && (status === 401 || status === 403)) headers['WWW-Authenticate'] = `Bearer realm="${REALM}", error=${quotedString(error)}, error_description=${quotedString(description)}`;
   else if (status === 401) headers['WWW-Authenticate'] = `Basic realm="${REALM}"`;
   ex.log.outcome = 'queued fault';
   ex.log.error = error;

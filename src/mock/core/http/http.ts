@@ -269,8 +269,3 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   }
   return out;
 }
-
-/** A quoted-string for WWW-Authenticate (RFC 9110 section 5.6.4). */
-export function quoted(value: string): string {
-  return `"${value.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]/g, '?')}"`;
-}
