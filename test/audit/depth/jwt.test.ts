@@ -56,7 +56,7 @@ describe('JWT handling: the server refuses forged and out-of-date client JWTs', 
   it('a public client (no JWT of its own) skips them, saying why', async () => {
     server.weakness = {};
     const { report } = await auditJson(server.url, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo', '--only', 'jwt');
-    // Those that run first (jar-unsigned, client-assertion-expired) are tested in test/audit/weak.test.ts.
+    // Those that run first (jar-unsigned, client-assertion-expired) are tested in test/audit/secured-weak.test.ts.
     const forged = JWT_PROBES.filter((j) => !RUN_FIRST.includes(j.id));
     expect(new Set(report.probes.filter((p) => forged.some((j) => j.id === p.id)).map((p) => p.status))).toEqual(new Set(['skip']));
     expect(report.summary.not_tested.map((n) => n.why)).toEqual([
