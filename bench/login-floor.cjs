@@ -6,7 +6,7 @@
 //
 //   node bench/login-floor.cjs ISSUER pages   reads the pages with parse5 and keeps cookies in
 //                                              tough-cookie (the page bundle oauthctl loads, with its
-//                                              code cache), as issue 19 asks of the headless agent
+//                                              code cache), as the headless agent uses them
 //   node bench/login-floor.cjs ISSUER bare    a regular expression for the forms, a Map for cookies
 const http = require('node:http');
 const { createHash, randomBytes } = require('node:crypto');

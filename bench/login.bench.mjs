@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A whole headless login against the mock already running on loopback, against a bare `node -e 0`,
-// runs interleaved (so machine noise hits both alike). Median of each; goal: within 1.6x (issue 23 D).
+// runs interleaved (so machine noise hits both alike). Median of each; goal: within 1.6x.
 // Beside them, the least a headless login can do (bench/login-floor.cjs): with a regular expression for
-// the forms, and with parse5 and tough-cookie as issue 19 asks of the headless agent. They show what
+// the forms, and with parse5 and tough-cookie as the headless agent uses them. They show what
 // the goal leaves to the command line once the page libraries are paid for.
 // (--pkce: photo-cli must use PKCE; once PKCE is on by default the flag changes nothing.)
 import { spawn } from 'node:child_process';

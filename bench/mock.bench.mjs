@@ -5,7 +5,7 @@
 //    oauth2-mock-server 8 (its authorize + token, same signing alg), against a bare node http server
 //    that redirects and answers without checks or signing, and against that bare server plus one
 //    signature per token with the same algorithm (the work every server that issues a JWT per flow
-//    must do: the goal is >= 0.95x of it, issue 22). Every server runs in its own child process;
+//    must do: the goal is >= 0.95x of it). Every server runs in its own child process;
 //    the load generator (bench/load-generator.mjs: plain HTTP/1.1 sockets, keep-alive, N concurrent
 //    loops, a fresh PKCE pair and state per flow) in another. Rounds are interleaved (each round
 //    measures every server once, in rotating order) so that load noise on the machine hits all alike;
@@ -198,7 +198,7 @@ async function throughput() {
   for (const alg of ['ES256', 'RS256']) {
     const ours = m[`ours${alg}`].rate;
     const ceiling = m[`bare${alg}`].rate;
-    // Issue 22: sessions and logout must not tax the flows that do not use them.
+    // Sessions and logout must not tax the flows that do not use them.
     console.log(`goal >= 0.95x the bare server + one ${alg} signature per token: ${ratio(ours, ceiling)}x ${verdict(ours >= 0.95 * ceiling)}`);
   }
   console.log(
@@ -221,7 +221,7 @@ async function fixtureCost() {
   ]) {
     console.log(`  ${name.padEnd(46)} ${wall.toFixed(1).padStart(7)} ms  ${cpu[key].toFixed(1).padStart(7)} ms CPU`);
   }
-  console.log(`goal <= 5 ms with the default configuration (issue 22): ${ours.toFixed(1)} ms ${verdict(ours <= 5)}`);
+  console.log(`goal <= 5 ms with the default configuration: ${ours.toFixed(1)} ms ${verdict(ours <= 5)}`);
   console.log(`goal <= 0.2x oauth2-mock-server: ${ratio(ours, theirs)}x ${verdict(ours <= 0.2 * theirs)}`);
 }
 

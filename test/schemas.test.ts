@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../src/mock/core/config-text.js';
+import { parseConfigText } from '../src/mock/core/config/config-text.js';
 import { validateMockConfig } from '../src/mock/index.js';
 import { configProblem } from '../src/store/config-store.js';
 

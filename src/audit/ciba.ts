@@ -1,7 +1,8 @@
 import type { ClientCredentials } from '../oauth/token-request.js';
 import { CIBA_GRANT } from '../oauth/ciba.js';
 import { formatScope } from '../oauth/scope.js';
-import type { AuditContext, TokenExchange } from './context.js';
+import type { AuditContext } from './context.js';
+import type { TokenExchange } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 
 /** An acknowledged backchannel authentication request (CIBA Core 1.0 section 7.3) as the probes use it. */

@@ -1,8 +1,10 @@
 import { DEVICE_CODE_GRANT } from '../oauth/grant-types.js';
 import { parseOAuthErrorBody } from '../oauth/errors.js';
 import { formatScope } from '../oauth/scope.js';
-import type { AuditContext, TokenExchange } from './context.js';
+import type { AuditContext } from './context.js';
+import type { TokenExchange } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
+import { jsonObject } from './json-body.js';
 
 /** A device authorization as the probes use it (RFC 8628 section 3.2). */
 export interface DeviceGrant {
@@ -26,12 +28,8 @@ export async function authorizeDevice(ctx: AuditContext): Promise<DeviceGrant> {
   const endpoint = deviceEndpointOf(ctx);
   const req = await ctx.authenticatedRequest(endpoint, { scope: ctx.config.scopes.length > 0 ? formatScope(ctx.config.scopes) : undefined });
   const res = await ctx.http.request(req.url, { method: req.method, headers: req.headers, body: req.body });
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(res.body) as Record<string, unknown>;
-  } catch {
-    // described below
-  }
+  // Not a JSON object: described below.
+  const json = jsonObject(res.body, `the answer of ${req.url}`) ?? {};
   const error = parseOAuthErrorBody(json);
   // A refusal (unauthorized_client, or invalid_request as some servers say it) means this client may not use the flow.
   if (error && res.status >= 400 && res.status < 500) {

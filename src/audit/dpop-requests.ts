@@ -1,6 +1,7 @@
 import { generateDpopKey } from '../client/keys.js';
 import { createDpopProof, type DpopKey, type DpopProofInput } from '../oauth/dpop.js';
-import type { AuditContext, IssuedCode, TokenExchange } from './context.js';
+import type { AuditContext } from './context.js';
+import type { IssuedCode, TokenExchange } from './exchanges.js';
 import { ProbeSkip } from './probe-errors.js';
 
 /** The DPoP probes run when the metadata lists ES256 in dpop_signing_alg_values_supported (RFC 9449 section 5.1). */

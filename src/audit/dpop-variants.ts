@@ -1,6 +1,7 @@
 import type { JWK } from 'jose';
 import { dpopProofClaims, type DpopKey } from '../oauth/dpop.js';
-import { describeExchange, issuedTokens, type AuditContext, type TokenExchange } from './context.js';
+import { type AuditContext } from './context.js';
+import { describeExchange, issuedTokens, type TokenExchange } from './exchanges.js';
 import { dpopKeyFor, nonceAsked } from './dpop-requests.js';
 import { hmacSigned, signCompact, unsecured, withBrokenSignature } from './forged-jws.js';
 import { fail, pass, type AuditProbe } from './types.js';

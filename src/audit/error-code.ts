@@ -1,4 +1,4 @@
-import { describeExchange, type TokenExchange } from './context.js';
+import { describeExchange, type TokenExchange } from './exchanges.js';
 import { pass, warn, type ProbeOutcome } from './types.js';
 
 /**

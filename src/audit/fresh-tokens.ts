@@ -1,4 +1,5 @@
-import { describeExchange, issuedTokens, type AuditContext, type IssuedCode, type TokenExchange } from './context.js';
+import { type AuditContext } from './context.js';
+import { describeExchange, issuedTokens, type IssuedCode, type TokenExchange } from './exchanges.js';
 import { ProbeFailure } from './probe-errors.js';
 
 /** A code redeemed the client's way: the exchange and its token response (a failure when no tokens came). */

@@ -1,15 +1,5 @@
+import { escapeXml } from '../output/markup.js';
 import type { AuditReport } from './types.js';
-
-/** Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry. */
-export function xmlEscape(text: string): string {
-  return text
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
 
 /**
  * The report as JUnit XML, the format CI systems display: one testsuite, a testcase per probe,
@@ -20,15 +10,15 @@ export function toJUnitXml(report: AuditReport, suiteName: string, timestamp = n
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="oauthctl audit" tests="${report.probes.length}" failures="${summary.fail}" skipped="${summary.skip}" errors="0">`,
-    `  <testsuite name="${xmlEscape(suiteName)}" tests="${report.probes.length}" failures="${summary.fail}" skipped="${summary.skip}" errors="0" timestamp="${timestamp.toISOString().replace(/\.\d+Z$/, '')}">`,
+    `  <testsuite name="${escapeXml(suiteName)}" tests="${report.probes.length}" failures="${summary.fail}" skipped="${summary.skip}" errors="0" timestamp="${timestamp.toISOString().replace(/\.\d+Z$/, '')}">`,
   ];
   for (const p of report.probes) {
-    const open = `    <testcase classname="oauthctl.audit" name="${xmlEscape(`${p.id}: ${p.title} (${p.rfc})`)}"`;
-    const detail = xmlEscape(p.detail);
+    const open = `    <testcase classname="oauthctl.audit" name="${escapeXml(`${p.id}: ${p.title} (${p.rfc})`)}"`;
+    const detail = escapeXml(p.detail);
     if (p.status === 'pass') {
       lines.push(`${open}>`, `      <system-out>${detail}</system-out>`, '    </testcase>');
     } else if (p.status === 'fail') {
-      lines.push(`${open}>`, `      <failure message="${detail}" type="${xmlEscape(p.rfc)}">${detail}</failure>`, '    </testcase>');
+      lines.push(`${open}>`, `      <failure message="${detail}" type="${escapeXml(p.rfc)}">${detail}</failure>`, '    </testcase>');
     } else if (p.status === 'skip') {
       lines.push(`${open}>`, `      <skipped message="${detail}"/>`, '    </testcase>');
     } else {
@@ -36,7 +26,7 @@ export function toJUnitXml(report: AuditReport, suiteName: string, timestamp = n
     }
   }
   // What the run left untested, so that a short run is not read as a clean bill.
-  if (summary.not_tested.length > 0) lines.push(`    <system-out>${xmlEscape(['Not tested:', ...summary.not_tested.map((n) => `${n.what}: ${n.why}`)].join('\n'))}</system-out>`);
+  if (summary.not_tested.length > 0) lines.push(`    <system-out>${escapeXml(['Not tested:', ...summary.not_tested.map((n) => `${n.what}: ${n.why}`)].join('\n'))}</system-out>`);
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');
 }

@@ -1,10 +1,11 @@
 import { decodeJwtUnverified } from '../oauth/jwt.js';
 import { requestObjectClaims } from '../oauth/request-object.js';
 import { requireJwtClient } from './client-assertions.js';
-import { describeExchange, issuedTokens, type AuditContext } from './context.js';
+import { type AuditContext } from './context.js';
+import { describeExchange, issuedTokens } from './exchanges.js';
 import { forgeJwt, signedJwt, type Forgery } from './forged-jws.js';
 import { codeOf } from './outcomes.js';
-import { refusal } from './probes/pkce-required.js';
+import { refusal } from './probes/pkce/pkce-required.js';
 import { ProbeSkip } from './probe-errors.js';
 import { fail, pass, warn, type AuditProbe, type ProbeOutcome } from './types.js';
 

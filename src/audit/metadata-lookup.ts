@@ -1,5 +1,6 @@
 import type { HttpClient } from '../client/http.js';
 import { metadataLocations, type MetadataKind } from '../oauth/discovery.js';
+import { jsonObject } from './json-body.js';
 
 /** One metadata location tried, and what it answered. */
 export interface MetadataAttempt {
@@ -31,14 +32,11 @@ export async function lookUpMetadata(http: HttpClient, issuer: string, given: bo
     const res = await http.request(location.url, { headers: { accept: 'application/json' } });
     lookup.attempts.push({ url: location.url, kind: location.kind, status: res.status, location: res.status >= 300 && res.status < 400 ? res.headers.location : undefined });
     if (res.status !== 200) continue;
-    try {
-      const json: unknown = JSON.parse(res.body);
-      if (json && typeof json === 'object' && !Array.isArray(json)) {
-        lookup.found = { url: location.url, kind: location.kind, document: json as Record<string, unknown> };
-        return lookup;
-      }
-    } catch {
-      // not JSON: the attempt's status stays in the record
+    // Not a JSON object: the attempt's status stays in the record.
+    const document = jsonObject(res.body, `the answer of ${location.url}`);
+    if (document !== undefined) {
+      lookup.found = { url: location.url, kind: location.kind, document };
+      return lookup;
     }
   }
   return lookup;

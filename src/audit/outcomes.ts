@@ -1,15 +1,15 @@
-import type { AuthorizeOutcome } from './context.js';
+import type { AuthorizeOutcome } from './exchanges.js';
+import { jsonObject } from './json-body.js';
 
 /** A status and the start of a body, on one line, for a probe's detail. */
 export function describeResponse(status: number, body: string): string {
-  let error = '';
+  let code: unknown;
   try {
-    const json = JSON.parse(body) as { error?: unknown };
-    if (typeof json.error === 'string') error = ` ${json.error}`;
+    code = jsonObject(body)?.error;
   } catch {
-    // not JSON
+    // Nested too deep: described by its start, as a body that is not JSON.
   }
-  if (error) return `HTTP ${status}${error}`;
+  if (typeof code === 'string') return `HTTP ${status} ${code}`;
   const line = body.replace(/\s+/g, ' ').trim();
   return `HTTP ${status}${line ? ` ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}...` : line)}` : ''}`;
 }

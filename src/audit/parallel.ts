@@ -1,4 +1,4 @@
-import { issuedTokens, type TokenExchange } from './context.js';
+import { issuedTokens, type TokenExchange } from './exchanges.js';
 
 /** How many copies of one request race each other: enough to hit a check-then-set window, few enough to be polite. */
 export const PARALLEL_REQUESTS = 5;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { describeExchange, issuedTokens, type AuditContext } from './context.js';
+import { type AuditContext } from './context.js';
+import { describeExchange, issuedTokens } from './exchanges.js';
 import { ProbeSkip } from './probe-errors.js';
 import { fail, pass } from './types.js';
 

@@ -2,7 +2,8 @@ import { decodeJwtUnverified } from '../oauth/jwt.js';
 import { formatScope, parseScope } from '../oauth/scope.js';
 import { discoverResource, type ResourceDiscovery } from '../client/protected-resource.js';
 import type { HttpResponse } from '../client/http.js';
-import { describeExchange, issuedTokens, type AuditContext } from './context.js';
+import { type AuditContext } from './context.js';
+import { describeExchange, issuedTokens } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
 
 /**

@@ -1,4 +1,5 @@
-import type { AuditContext, IssuedCode } from './context.js';
+import type { AuditContext } from './context.js';
+import type { IssuedCode } from './exchanges.js';
 import { ProbeSkip } from './probe-errors.js';
 
 /** The PAR probes skip on a server without a PAR endpoint (RFC 9126 section 5): neither the flag nor the metadata names one. */

@@ -1,5 +1,6 @@
 import { decodeJwtUnverified } from '../oauth/jwt.js';
-import type { AuditContext, TokenExchange } from './context.js';
+import type { AuditContext } from './context.js';
+import type { TokenExchange } from './exchanges.js';
 import { skip, type ProbeOutcome } from './types.js';
 
 /**

@@ -1,5 +1,7 @@
 import { postAuthenticated } from '../client/endpoint-request.js';
-import { issuedTokens, type AuditContext } from './context.js';
+import { type AuditContext } from './context.js';
+import { issuedTokens } from './exchanges.js';
+import { jsonObject } from './json-body.js';
 
 export interface IssuedTokens {
   accessToken: string;
@@ -29,12 +31,7 @@ export async function checkLiveness(ctx: AuditContext, tokens: IssuedTokens): Pr
   const introspection = ctx.endpoint('introspection_endpoint');
   if (introspection !== undefined) {
     const res = await postAuthenticated(ctx.http, ctx.client, introspection, { token: tokens.accessToken, token_type_hint: 'access_token' });
-    let active: unknown;
-    try {
-      active = (JSON.parse(res.body) as Record<string, unknown>).active;
-    } catch {
-      active = undefined;
-    }
+    const active = jsonObject(res.body, `the answer of ${introspection}`)?.active;
     if (res.status === 200 && typeof active === 'boolean') return { valid: active, how: `introspection says active=${active}` };
     ctx.trace(`audit: introspection answered HTTP ${res.status} without an active member`);
   }

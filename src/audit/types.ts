@@ -34,31 +34,24 @@ export const PROBE_CATEGORIES = [
 ] as const;
 export type ProbeCategory = (typeof PROBE_CATEGORIES)[number];
 
-/** One security property of the authorization server, checked by one small module. */
-export interface Probe {
+/**
+ * One security property of the authorization server, checked by one small module in the folder of its
+ * category (src/audit/probes/<category>/), which carries its catalog entry: category, threat, remedy.
+ */
+export interface AuditProbe {
   /** Stable identifier, for --json, JUnit and CI filters. */
   id: string;
   title: string;
   /** The RFC section the property comes from. */
   rfc: string;
-  category?: ProbeCategory;
+  category: ProbeCategory;
   /** The threat it guards against: an RFC 9700 or RFC 6819 section (or the spec section it checks). */
-  threat?: string;
+  threat: string;
   /** One line: what the server's operator should change when the probe fails or warns. */
-  remedy?: string;
+  remedy: string;
   /** Skip when the plain flow does not complete (the probe needs codes or tokens). */
   needsFlow?: boolean;
   run(ctx: AuditContext): Promise<ProbeOutcome>;
-}
-
-/**
- * A probe as the audit runs and lists it: its category, threat and remedy are required. New probes
- * declare these inline; the first rounds' modules get them from the catalog (src/audit/catalog.ts).
- */
-export interface AuditProbe extends Probe {
-  category: ProbeCategory;
-  threat: string;
-  remedy: string;
 }
 
 /** A probe's row in the report (the contract's JSON shape). */

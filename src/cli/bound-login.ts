@@ -13,14 +13,9 @@ export interface BoundLogin {
  * nothing when no login is cached (the command then says so itself).
  */
 export async function boundLoginOf(selector: CachedLoginSelector, env: Env): Promise<BoundLogin> {
-  const [{ findCachedLogin }, { dpopSessionOf }, { readClientCertificate }] = await Promise.all([
-    import('../client/cached-login.js'),
-    import('../client/cached-client-keys.js'),
-    import('../client/keys.js'),
-  ]);
+  const [{ findCachedLogin }, { dpopSessionOf, clientCertificateOf }] = await Promise.all([import('../client/cached-login.js'), import('../client/cached-client-keys.js')]);
   const { entry } = await findCachedLogin(selector, env).catch(() => ({ entry: undefined }));
   if (!entry?.client_keys) return {};
-  const keys = entry.client_keys;
   const dpop = entry.token_type?.toLowerCase() === 'dpop' ? await dpopSessionOf(entry) : undefined;
-  return { dpop, clientCertificate: await readClientCertificate(keys.tls_cert_file, keys.tls_key_file) };
+  return { dpop, clientCertificate: await clientCertificateOf(entry) };
 }

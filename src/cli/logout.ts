@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { addHttpTimeoutOption, httpTimeoutMs, type HttpTimeoutOption } from './http-timeout.js';
-import { FlowError, UsageError } from '../errors.js';
+import { FlowError } from '../errors.js';
 import { revokeToken } from '../client/token-info.js';
 import type { TokenTypeHint } from '../oauth/revocation.js';
-import type { ClientAuthMethod } from '../oauth/token-request.js';
 import type { CachedLoginSelector } from '../client/cached-login.js';
 import type { HttpClient } from '../client/http.js';
 import type { CachedTokens, TokenCache, TokenCacheKey } from '../store/token-cache.js';
@@ -102,15 +101,32 @@ async function runLogoutAll(options: LogoutOptions, io: IO): Promise<number> {
   return 0;
 }
 
-/** The HTTP client that revokes (unless --no-revoke) and ends the session at the server (--end-session). */
-async function revocationClient(options: LogoutOptions, io: IO, renderer: Renderer): Promise<HttpClient | undefined> {
+/**
+ * The HTTP client that revokes (unless --no-revoke) and ends the session at the server (--end-session),
+ * with the client certificate of a login whose client authenticates with one (RFC 8705 section 2).
+ */
+async function revocationClient(options: LogoutOptions, io: IO, renderer: Renderer, clientCertificate?: { cert: string; key: string }): Promise<HttpClient | undefined> {
   if (options.revoke === false && !options.endSession) return undefined;
   const { createHttpClient } = await import('../client/http.js');
-  return createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options) });
+  return createHttpClient({ renderer, env: io.env, insecure: options.insecure, timeoutMs: httpTimeoutMs(options), clientCertificate });
 }
 
-/** Revokes one cached login where its server allows, then forgets it. Throws (the login stays cached) when revoking fails. */
-async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer, http: HttpClient | undefined): Promise<LogoutResult> {
+/**
+ * Revokes one cached login where its server allows, then forgets it. Throws (the login stays cached)
+ * when revoking fails. A login with a client certificate revokes through an HTTP client of its own.
+ */
+async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer, shared: HttpClient | undefined): Promise<LogoutResult> {
+  const { clientCertificateOf } = await import('../client/cached-client-keys.js');
+  const clientCertificate = shared === undefined ? undefined : await clientCertificateOf(entry);
+  const own = clientCertificate === undefined ? undefined : await revocationClient(options, io, renderer, clientCertificate);
+  try {
+    return await revokeAndForget(entry, key, cache, options, io, renderer, own ?? shared);
+  } finally {
+    await own?.close();
+  }
+}
+
+async function revokeAndForget(entry: CachedTokens, key: TokenCacheKey, cache: TokenCache, options: LogoutOptions, io: IO, renderer: Renderer, http: HttpClient | undefined): Promise<LogoutResult> {
   const { forgetTokens, describeKey } = await import('../store/token-cache.js');
   const result: LogoutResult = { forgotten: false, revoked: [] };
   if (options.endSession && http !== undefined) {
@@ -122,7 +138,8 @@ async function logoutOne(entry: CachedTokens, key: TokenCacheKey, cache: TokenCa
       renderer.warn('the server offers no revocation endpoint (RFC 7009): the tokens are forgotten here but stay valid until they expire');
     } else {
       result.revocation_endpoint = endpoint;
-      const client = { clientId: entry.client_id, authMethod: entry.auth_method as ClientAuthMethod, clientSecret: await clientSecretFor(entry, options, io) };
+      const { cachedClientCredentials } = await import('../client/cached-login.js');
+      const client = await cachedClientCredentials(entry, options, io.env, 'revoking');
       renderer.step('Token revocation');
       const tokens: [TokenTypeHint, string | undefined][] = [
         ['refresh_token', entry.refresh_token],
@@ -165,19 +182,6 @@ async function revocationEndpointOf(entry: CachedTokens, options: LogoutOptions,
     if (entry.issuer !== undefined) renderer.warn(`discovery at ${entry.issuer} failed (${err.message}); cannot find a revocation endpoint`);
     return undefined;
   }
-}
-
-async function clientSecretFor(entry: CachedTokens, options: LogoutOptions, io: IO): Promise<string | undefined> {
-  if (entry.auth_method === 'none') return undefined;
-  const fromFlags = options.clientSecret ?? (io.env.OAUTHCTL_CLIENT_SECRET || undefined);
-  if (fromFlags !== undefined) return fromFlags;
-  if (entry.profile !== undefined) {
-    const { loadSelectedProfile, profileClientSecret } = await import('../store/config-store.js');
-    const selection = await loadSelectedProfile({ profile: entry.profile, config: options.config }, io.env).catch(() => undefined);
-    const secret = selection ? profileClientSecret(selection.name, selection.profile, io.env) : undefined;
-    if (secret !== undefined) return secret;
-  }
-  throw new UsageError(`revoking needs the client secret of ${entry.client_id} (${entry.auth_method})`, 'give --client-secret or set OAUTHCTL_CLIENT_SECRET, or --no-revoke to only forget the tokens');
 }
 
 export function register(program: Command, io: IO): void {

@@ -4,7 +4,7 @@ import type { FlowConfig } from '../client/flow-config.js';
 import { usesClientAssertion, usesMutualTls, type ClientAuthMethod } from '../oauth/token-request.js';
 import { collect } from './command.js';
 
-/** The second round's flow options: PAR, DPoP, JWT and mutual-TLS client authentication, JAR, resource indicators. */
+/** The flow options of the secured flows: PAR, DPoP, JWT and mutual-TLS client authentication, JAR, resource indicators. */
 export interface SecuredFlowOptionsInput {
   par?: boolean | undefined;
   dpop?: boolean | undefined;

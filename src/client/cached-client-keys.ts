@@ -33,3 +33,10 @@ export async function assertionKeysOf(entry: CachedTokens): Promise<Pick<ClientC
   if (keys?.assertion_audience !== undefined) out.assertionAudience = keys.assertion_audience;
   return out;
 }
+
+/** The client certificate of a cached login (RFC 8705 section 2), for the HTTP client of its requests; undefined when it has none. */
+export async function clientCertificateOf(entry: CachedTokens): Promise<{ cert: string; key: string } | undefined> {
+  const keys = entry.client_keys;
+  if (keys?.tls_cert_file === undefined) return undefined;
+  return (await import('./keys.js')).readClientCertificate(keys.tls_cert_file, keys.tls_key_file);
+}

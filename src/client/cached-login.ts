@@ -1,5 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
-import { usesClientSecret, type ClientAuthMethod } from '../oauth/token-request.js';
+import { usesClientSecret, type ClientAuthMethod, type ClientCredentials } from '../oauth/token-request.js';
 import { loadSelectedProfile, profileClientSecret, selectedProfileName, type ProfileSelection } from '../store/config-store.js';
 import type { HttpClient } from './http.js';
 import type { Env } from '../store/paths.js';
@@ -106,21 +106,18 @@ function holdsUrl(resource: string, url: string): boolean {
 export function createRefresher(http: HttpClient, selector: CachedLoginSelector, env: Env, scope?: string): RefreshTokens {
   return async (entry) => {
     await checkTokenEndpoint(http, entry, selector, env);
-    const authMethod = entry.auth_method as ClientAuthMethod;
-    const clientSecret = await clientSecretOf(entry, selector, env, 'refreshing');
-    // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key; RFC 7523: a fresh assertion.
-    const { dpopSessionOf, assertionKeysOf } = await import('./cached-client-keys.js');
+    const client = await cachedClientCredentials(entry, selector, env, 'refreshing');
+    // RFC 9449 section 5: a DPoP-bound login refreshes with proofs of the same key.
+    const { dpopSessionOf } = await import('./cached-client-keys.js');
+    const { clientSecret } = client;
     return unreachableTold(
       requestToken(
         http,
         {
+          ...client,
           tokenEndpoint: entry.token_endpoint,
-          clientId: entry.client_id,
-          clientSecret,
-          authMethod,
           clientSecretFromEnv: clientSecret !== undefined && selector.clientSecret === undefined && clientSecret === env.OAUTHCTL_CLIENT_SECRET,
           dpop: await dpopSessionOf(entry),
-          ...(await assertionKeysOf(entry)),
         },
         { grant_type: 'refresh_token', refresh_token: entry.refresh_token, scope },
       ),
@@ -137,6 +134,17 @@ async function unreachableTold<T>(request: Promise<T>): Promise<T> {
     if (err instanceof TokenRequestError || !(err instanceof FlowError)) throw err;
     throw new ServerUnreachableError(err.message, err.hint);
   }
+}
+
+/**
+ * How the client of a cached login authenticates (RFC 6749 section 2.3): the login's own method with
+ * what it needs, its secret (clientSecretOf) or its assertion key (RFC 7523); a certificate-bound
+ * client's certificate is its HTTP client's (clientCertificateOf). The one answer for every request a
+ * cached login makes as its client: a refresh, a new client credentials request, a revocation.
+ */
+export async function cachedClientCredentials(entry: CachedTokens, selector: CachedLoginSelector, env: Env, doing: string): Promise<ClientCredentials> {
+  const { assertionKeysOf } = await import('./cached-client-keys.js');
+  return { clientId: entry.client_id, authMethod: entry.auth_method as ClientAuthMethod, clientSecret: await clientSecretOf(entry, selector, env, doing), ...(await assertionKeysOf(entry)) };
 }
 
 /**
@@ -160,18 +168,15 @@ export async function clientSecretOf(entry: CachedTokens, selector: CachedLoginS
 export function createRequester(http: HttpClient, selector: CachedLoginSelector, env: Env): RequestTokensAgain {
   return async (entry) => {
     await checkTokenEndpoint(http, entry, selector, env);
-    const clientSecret = await clientSecretOf(entry, selector, env, 'a new client credentials request');
-    const [{ requestClientCredentials }, { dpopSessionOf, assertionKeysOf }] = await Promise.all([import('./client-credentials.js'), import('./cached-client-keys.js')]);
+    const client = await cachedClientCredentials(entry, selector, env, 'a new client credentials request');
+    const [{ requestClientCredentials }, { dpopSessionOf }] = await Promise.all([import('./client-credentials.js'), import('./cached-client-keys.js')]);
     return unreachableTold(
       requestClientCredentials(
         http,
         {
+          ...client,
           tokenEndpoint: entry.token_endpoint,
-          clientId: entry.client_id,
-          clientSecret,
-          authMethod: entry.auth_method as ClientAuthMethod,
           dpop: await dpopSessionOf(entry),
-          ...(await assertionKeysOf(entry)),
         },
         { scopes: entry.scope?.split(' ').filter(Boolean) },
       ),

@@ -1,10 +1,8 @@
+import { escapeHtml } from '../output/markup.js';
+
 /** The small pages the loopback listener shows the browser. Everything dynamic is HTML-escaped; no secrets. */
 
 export type RedirectOutcome = { ok: true } | { ok: false; error: string; description?: string | undefined };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}';
 

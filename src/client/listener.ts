@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
+import { hostOfHeader, isLoopbackHost, loopbackBindAddress } from '../oauth/loopback.js';
 import { harClock, type HarRecorder } from '../output/har.js';
 import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
 
@@ -56,18 +57,6 @@ export interface RedirectListener extends RedirectReceiver {
   host: string;
   port: number;
   path: string;
-}
-
-const LOOPBACK_HOSTS: Readonly<Record<string, string>> = {
-  '127.0.0.1': '127.0.0.1',
-  '[::1]': '::1',
-  '::1': '::1',
-  localhost: '127.0.0.1',
-};
-
-/** The address to bind for a redirect URI host, or undefined when it is not loopback (RFC 8252 section 7.3). */
-export function loopbackBindAddress(hostname: string): string | undefined {
-  return LOOPBACK_HOSTS[hostname.toLowerCase()];
 }
 
 /** Fragment posts carry this header; a cross-site form cannot set it. */
@@ -249,9 +238,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
 }
 
 function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
-  if (!hostHeader) return false;
-  const name = hostHeader.replace(/:\d+$/, '');
-  return loopbackBindAddress(name) !== undefined;
+  return hostHeader !== undefined && isLoopbackHost(hostOfHeader(hostHeader));
 }
 
 function captureOf(via: RedirectCapture['via'], search: URLSearchParams, url: string, method: RedirectCapture['method']): RedirectCapture {

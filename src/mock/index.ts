@@ -2,23 +2,23 @@ import { promises as fs } from 'node:fs';
 import { escapeLogValue } from '../output/escape.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseConfigText } from './core/config-text.js';
-import { MockConfigError, resolveMockConfig, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config.js';
-import { MockClock } from './core/clock.js';
-import type { MockClient, MockUser } from './core/config.js';
-import type { MockState } from './core/http.js';
-import { dispatchByIssuer, issuerUrlProblem, normalizeIssuerUrl } from './core/issuers.js';
-import type { KeyRing } from './core/key-ring.js';
-import { adminMode } from './core/loopback.js';
-import { MockQueue } from './core/queue.js';
-import { RequestLog, type MockRequest } from './core/request-log.js';
-import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/router.js';
-import { SESSION_COOKIE_PREFIX } from './core/session.js';
-import { MockStore, type StoreLimits } from './core/store.js';
-import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/tls.js';
+import { MockConfigError, resolveMockConfig, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config/config.js';
+import { MockClock } from './core/store/clock.js';
+import type { MockClient, MockUser } from './core/config/config.js';
+import type { MockState } from './core/http/http.js';
+import { dispatchByIssuer, issuerUrlProblem, normalizeIssuerUrl } from './core/http/issuers.js';
+import type { KeyRing } from './core/keys/key-ring.js';
+import { adminMode } from './core/http/loopback.js';
+import { MockQueue } from './core/tokens/queue.js';
+import { RequestLog, type MockRequest } from './core/http/request-log.js';
+import { createRequestListener, routeEndpoints, type MockLogEntry } from './core/http/router.js';
+import { SESSION_COOKIE_PREFIX } from './core/sessions/session.js';
+import { MockStore, type StoreLimits } from './core/store/store.js';
+import { httpsServerOptions, readClientCa, type MockTlsOption } from './core/http/tls.js';
+import { parseConfigText } from './core/config/config-text.js';
 import * as control from './endpoints/admin/control.js';
 import type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
-import type { MockSession } from './core/sessions.js';
+import type { MockSession } from './core/sessions/sessions.js';
 
 export type {
   MockConfig,
@@ -33,22 +33,23 @@ export type {
   AccessTokenFormat,
   TokenEndpointAuthMethod,
   GrantType,
-} from './core/config.js';
-export type { StoreLimits } from './core/store.js';
-export { DEFAULT_STORE_LIMITS } from './core/store.js';
-export { issuerUrlProblem } from './core/issuers.js';
-export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig } from './core/config.js';
-export { parseConfigText } from './core/config-text.js';
-export type { MockLogEntry } from './core/router.js';
-export { OpensslMissingError, type MockTlsOption } from './core/tls.js';
-export type { MockRequest } from './core/request-log.js';
-export type { MockSession } from './core/sessions.js';
+} from './core/config/config.js';
+export type { StoreLimits } from './core/store/store.js';
+export { DEFAULT_STORE_LIMITS } from './core/store/store.js';
+export { issuerUrlProblem } from './core/http/issuers.js';
+export { ACCESS_TOKEN_FORMATS, DEFAULT_CONFIG, LOOPBACK_REDIRECT_URIS, MockConfigError, validateMockConfig, resolveMockConfig } from './core/config/config.js';
+export { parseConfigText } from './core/config/config-text.js';
+export type { MockLogEntry } from './core/http/router.js';
+export { OpensslMissingError, type MockTlsOption } from './core/http/tls.js';
+export type { MockRequest } from './core/http/request-log.js';
+export type { MockSession } from './core/sessions/sessions.js';
 export type { EnqueueInput, IssueTokenInput, MockTokenResponse } from './endpoints/admin/input.js';
 export { MockAdminError } from './endpoints/admin/input.js';
-export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/queue.js';
-export { adminMode, isLoopbackHost } from './core/loopback.js';
+export { BROKEN_TOKEN_KINDS, type BrokenTokenKind } from './core/tokens/queue.js';
+export { adminMode } from './core/http/loopback.js';
+export { isLoopbackHost } from '../oauth/loopback.js';
 export { serverMetadata } from './endpoints/discovery.js';
-export { matchRedirectUri } from './core/redirect-uri.js';
+export { matchRedirectUri } from './core/clients/redirect-uri.js';
 
 export interface MockServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -257,8 +258,8 @@ interface IssuerSetup {
 }
 
 /** key-ring.js and jose, imported once per process: the first server waits for them, the next ones do not. */
-let keyRingModule: Promise<typeof import('./core/key-ring.js')> | undefined;
-const keyRing = () => (keyRingModule ??= import('./core/key-ring.js'));
+let keyRingModule: Promise<typeof import('./core/keys/key-ring.js')> | undefined;
+const keyRing = () => (keyRingModule ??= import('./core/keys/key-ring.js'));
 
 /** One issuer's state (configuration, stores, keys) and request listener. */
 function issuerState(config: MockConfig, options: MockServerOptions, host: string, name?: string): IssuerSetup {

@@ -30,6 +30,20 @@ export function dpopHtu(url: string): string {
   return u.href;
 }
 
+/**
+ * RFC 9449 section 4.3 item 9: a proof's htu matches the request's URI when both, without query and
+ * fragment, are the same URL once normalised (RFC 3986 section 6: scheme and host case, default port).
+ */
+export function sameHtu(htu: string, requestUri: string): boolean {
+  try {
+    const a = new URL(htu);
+    const b = new URL(requestUri);
+    return a.protocol === b.protocol && a.host === b.host && a.pathname === b.pathname;
+  } catch {
+    return false;
+  }
+}
+
 /** RFC 9449 section 4.2: ath is base64url(SHA-256(access token)). */
 export function accessTokenHash(accessToken: string): string {
   return createHash('sha256').update(accessToken, 'ascii').digest('base64url');

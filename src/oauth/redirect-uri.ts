@@ -1,3 +1,5 @@
+import { isLoopbackHost } from './loopback.js';
+
 /**
  * Which redirect URIs a client may register, one rule for every way a client comes to a server
  * (configuration, dynamic registration, a client ID metadata document): an absolute URI without a
@@ -26,14 +28,9 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   if (url.username || url.password) return 'carries credentials';
   const scheme = url.protocol.slice(0, -1);
   if (scheme === 'https') return undefined;
-  if (scheme === 'http') return isLoopbackHostname(url.hostname) ? undefined : 'is http on a host that is not loopback; use https (RFC 9700 section 2.1)';
+  if (scheme === 'http') return isLoopbackHost(url.hostname) ? undefined : 'is http on a host that is not loopback; use https (RFC 9700 section 2.1)';
   if (!scheme.includes('.')) {
     return `uses the ${scheme}: scheme; a redirect URI must be https, http on a loopback address, or a private-use scheme in reverse domain name form such as com.example.app: (RFC 8252 sections 7.1 and 7.3)`;
   }
   return undefined;
-}
-
-/** 127.0.0.0/8, [::1] and localhost, as a URL's hostname spells them (RFC 8252 section 7.3, RFC 6761 section 6.3). */
-export function isLoopbackHostname(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

@@ -80,3 +80,11 @@ export function bearerError(header: string | undefined | null, scheme = 'Bearer'
     ...(realm !== undefined && { realm }),
   };
 }
+
+/**
+ * An auth-param value as a quoted-string (RFC 9110 section 5.6.4), for a challenge the mock sends and
+ * parseWwwAuthenticate reads: `"` and `\` escaped, anything outside printable ASCII replaced by `?`.
+ */
+export function quotedString(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]/g, '?')}"`;
+}

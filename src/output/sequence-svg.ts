@@ -1,20 +1,5 @@
-import { escapeLogValue, escapeTerminal } from './escape.js';
+import { escapeMarkup } from './markup.js';
 import { describeMessage, fit, type SequenceDiagram } from './sequence-diagram.js';
-
-/**
- * Text for HTML or SVG markup: control characters and line breaks shown as escapes (escapeLogValue),
- * then the markup characters as entities. Everything that came from a HAR or a client goes through it.
- */
-export function escapeMarkup(text: string): string {
-  return escapeLogValue(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The same for a block (a `<pre>`): line breaks and tabs kept. */
-export function escapeMarkupBlock(text: string): string {
-  return escapeTerminal(text)
-    .replace(/[\u2028\u2029]/g, '\n')
-    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 const COLUMN = 240;
 const MARGIN = 24;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { requestParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { scanJwts } from './jwt-scan.js';
 import { describeMessage, type SequenceDiagram } from './sequence-diagram.js';
-import { escapeMarkup, escapeMarkupBlock, renderSequenceSvg } from './sequence-svg.js';
+import { escapeMarkup, escapeMarkupBlock } from './markup.js';
+import { renderSequenceSvg } from './sequence-svg.js';
 import { drawnEntries, entryFailed, traceDiagram } from './trace-diagram.js';
 import { STEP_NOTES } from './step-notes.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeMarkup } from './sequence-svg.js';
+import { escapeMarkup } from './markup.js';
 import type { HeldRequest } from './step.js';
 import { renderTraceFlow, renderTracePage, TRACE_STYLE_SOURCE, type DecodedJwt, type TraceGroup } from './trace-html.js';
 import type { TraceFile } from './har-read.js';

@@ -8,7 +8,7 @@ import { run } from '../../src/cli/main.js';
 import { createMockServer, loadMockConfig, type MockConfigInput, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 import { makeSelfSigned } from '../helpers/certificates.js';
 
 let mock: MockServer;
@@ -25,16 +25,21 @@ afterAll(async () => {
 
 const ACCOUNT = ['--username', 'alice', '--password', 'wonderland'];
 
-/** The third round's probes are tested by category in test/audit/depth/; this file keeps to the first rounds' probes. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 async function audit(server: MockServer, ...args: string[]) {
   const io = memoryIO();
-  const code = await run(['audit', '--auth-url', server.authUrl, '--scope', 'photo', ...ACCOUNT, ...FIRST_ROUNDS, ...args], io);
+  const code = await run(['audit', '--auth-url', server.authUrl, '--scope', 'photo', ...ACCOUNT, ...RUN_FIRST_ONLY, ...args], io);
   return { code, io };
 }
 
-/** The second round's probes (PAR, DPoP, JWT client authentication, JAR): skipped where the server does not advertise the feature. */
+/** The probes of PAR, DPoP, JWT client authentication, JAR): skipped where the server does not advertise the feature. */
 const SECOND_ROUND = new Set([
   'par-required',
   'par-single-use',
@@ -380,7 +385,7 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
       const junit = join(dir, 'ci.xml');
       const audit = spawn(
         process.execPath,
-        ['bin/oauthctl.js', 'audit', '--auth-url', authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo offline_access', ...FIRST_ROUNDS, '--junit', junit],
+        ['bin/oauthctl.js', 'audit', '--auth-url', authUrl, '--client-id', 'photo-cli', '--pkce', '--scope', 'photo offline_access', ...RUN_FIRST_ONLY, '--junit', junit],
         {
           env: { ...process.env, OAUTHCTL_USERNAME: 'alice', OAUTHCTL_PASSWORD: 'wonderland', NO_COLOR: '1' },
           stdio: ['ignore', 'pipe', 'pipe'],

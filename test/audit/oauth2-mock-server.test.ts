@@ -3,7 +3,7 @@ import { OAuth2Server } from 'oauth2-mock-server';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 
 // axa-group/oauth2-mock-server 8, in-process: a test double that issues a code to whatever
 // redirect_uri it is given and a token to whoever asks. The audit must say so, probe by probe.
@@ -19,13 +19,18 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** The third round's probes are tested by category in test/audit/depth/; this file keeps to the first rounds' probes. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 async function audit(...args: string[]) {
   const io = memoryIO();
   const code = await run(
-    ['audit', '--issuer', issuer, '--scope', 'openid', '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--json', ...FIRST_ROUNDS, ...args],
+    ['audit', '--issuer', issuer, '--scope', 'openid', '--redirect-uri', 'http://127.0.0.1/callback', '--username', 'u', '--password', 'p', '--json', ...RUN_FIRST_ONLY, ...args],
     io,
   );
   const report = JSON.parse(io.out()) as AuditReport;

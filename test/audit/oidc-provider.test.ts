@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 import { startOidcProvider, type OidcProviderServer } from './helpers/oidc-provider.js';
 
 const SECRET = 'web-app-secret-0123456789abcdef0123456789abcdef';
@@ -43,14 +43,19 @@ describe('interop: login --headless against panva/oidc-provider 9 (development i
   });
 });
 
-/** The third round's probes run against this server in test/audit/depth/oidc-provider.test.ts. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+/** The probes that run first; the others run against this server in test/audit/depth/oidc-provider.test.ts. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 describe('interop: audit against panva/oidc-provider 9', () => {
   const audit = async (...args: string[]) => {
     const io = memoryIO();
     // prompt=consent: oidc-provider grants offline_access (and so a refresh token) only with it.
-    const code = await run(['audit', '--issuer', op.issuer, '--scope', 'openid', '--param', 'prompt=consent', '--username', 'bob', '--password', 'anything', '--json', ...FIRST_ROUNDS, ...args], io);
+    const code = await run(['audit', '--issuer', op.issuer, '--scope', 'openid', '--param', 'prompt=consent', '--username', 'bob', '--password', 'anything', '--json', ...RUN_FIRST_ONLY, ...args], io);
     const report = JSON.parse(io.out()) as AuditReport;
     return { code, report, status: Object.fromEntries(report.probes.map((p) => [p.id, p.status])), detail: Object.fromEntries(report.probes.map((p) => [p.id, p.detail])) };
   };

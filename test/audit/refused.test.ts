@@ -7,10 +7,15 @@ import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { startSecuredWeakServer, type SecuredWeaknesses } from './helpers/secured-weak-server.js';
 import { startWeakServer, type Weaknesses } from './helpers/weak-server.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 
-/** The third round's probes are tested by category in test/audit/depth/; these small servers implement only what the first rounds' probes look at. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. These small servers implement only what the first look at. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 // A refused request is not a failed probe: a probe fails only when the server did the unsafe thing
 // (issued a code, redirected, answered tokens). These servers refuse in the ways real ones do: a PAR
@@ -32,7 +37,7 @@ type ById = Record<string, { status: ProbeStatus; detail: string }>;
 
 async function runAudit(args: string[]): Promise<{ code: number; byId: ById }> {
   const io = memoryIO();
-  const code = await run(['audit', ...args, ...FIRST_ROUNDS, '--username', 'u', '--password', 'p', '--json'], io);
+  const code = await run(['audit', ...args, ...RUN_FIRST_ONLY, '--username', 'u', '--password', 'p', '--json'], io);
   const report = JSON.parse(io.out()) as AuditReport;
   return { code, byId: Object.fromEntries(report.probes.map((p) => [p.id, { status: p.status, detail: p.detail }])) };
 }

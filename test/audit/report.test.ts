@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { toJUnitXml, xmlEscape } from '../../src/audit/junit.js';
+import { toJUnitXml } from '../../src/audit/junit.js';
+import { escapeHtml, escapeXml } from '../../src/output/markup.js';
 import { formatAuditTable } from '../../src/audit/table.js';
 import { runAudit, summarize } from '../../src/audit/runner.js';
-import { httpsEndpointsProbe } from '../../src/audit/probes/https-endpoints.js';
-import { redirectUriVariants } from '../../src/audit/probes/redirect-uri-exact.js';
-import { errorResponseProblem } from '../../src/audit/probes/error-format.js';
-import { judgeJwks, rsaModulusBits } from '../../src/audit/probes/jwks.js';
-import { metadataProblems } from '../../src/audit/probes/metadata.js';
-import { framingProtection } from '../../src/audit/probes/framing.js';
-import { expectedAtHash } from '../../src/audit/probes/id-token.js';
+import { httpsEndpointsProbe } from '../../src/audit/probes/tls/https-endpoints.js';
+import { redirectUriVariants } from '../../src/audit/probes/authorization-endpoint/redirect-uri-exact.js';
+import { errorResponseProblem } from '../../src/audit/probes/token-endpoint/error-format.js';
+import { judgeJwks, rsaModulusBits } from '../../src/audit/probes/metadata/jwks.js';
+import { metadataProblems } from '../../src/audit/probes/metadata/metadata.js';
+import { framingProtection } from '../../src/audit/probes/authorization-endpoint/framing.js';
 import { toMarkdown } from '../../src/audit/markdown.js';
 import { ProbeSkip } from '../../src/audit/probe-errors.js';
-import type { AuditProbe, AuditReport, Probe } from '../../src/audit/types.js';
+import type { AuditProbe, AuditReport } from '../../src/audit/types.js';
 import type { AuditContext } from '../../src/audit/context.js';
 import { FlowError } from '../../src/errors.js';
 
@@ -31,8 +31,8 @@ describe('JUnit XML', () => {
   it('has a testcase per probe: failure for fail, skipped for skip, a warning in system-out', () => {
     const xml = toJUnitXml(report, 'suite <1>', new Date('2030-01-02T03:04:05.678Z'));
     expect(xml).toContain('<testsuites name="oauthctl audit" tests="4" failures="1" skipped="1" errors="0">');
-    expect(xml).toContain('<testsuite name="suite &lt;1&gt;" tests="4" failures="1" skipped="1" errors="0" timestamp="2030-01-02T03:04:05">');
-    expect(xml).toContain('<failure message="sent &quot;a&lt;b&amp;c&quot;, got back &quot;a&quot;" type="RFC 6749 §4.1.2">');
+    expect(xml).toContain('<testsuite name="suite &#60;1&#62;" tests="4" failures="1" skipped="1" errors="0" timestamp="2030-01-02T03:04:05">');
+    expect(xml).toContain('<failure message="sent &#34;a&#60;b&#38;c&#34;, got back &#34;a&#34;" type="RFC 6749 §4.1.2">');
     expect(xml).toContain('<skipped message="only one client"/>');
     expect(xml).toContain('<system-out>WARNING: no iss</system-out>');
     expect(xml.match(/<testcase /g)).toHaveLength(4);
@@ -40,7 +40,17 @@ describe('JUnit XML', () => {
   });
 
   it('escapes XML specials and drops characters XML cannot carry', () => {
-    expect(xmlEscape(`<&>"'\u0001\u0007ok\u00e9`)).toBe('&lt;&amp;&gt;&quot;&apos;oké');
+    expect(escapeXml(`<&>"'\u0001\u0007ok\u00e9`)).toBe('&#60;&#38;&#62;&#34;&#39;oké');
+  });
+
+  it('the one escaper leaves no markup character and reads back as the text it was given', () => {
+    const hostile = ['"><script>alert(1)</script>', "' onmouseover='x", '&amp;already', ']]><!--', 'caf\u00e9 \u{1f600}'];
+    const decode = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
+    for (const text of hostile) {
+      expect(escapeHtml(text)).not.toMatch(/[<>"']|&(?!#\d+;)/);
+      expect(decode(escapeHtml(text))).toBe(text);
+      expect(escapeXml(text)).toBe(escapeHtml(text));
+    }
   });
 });
 
@@ -87,7 +97,7 @@ describe('table', () => {
 });
 
 describe('runner', () => {
-  const probe = (id: string, run: Probe['run'], needsFlow = true): AuditProbe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run, ...META });
+  const probe = (id: string, run: AuditProbe['run'], needsFlow = true): AuditProbe => ({ id, title: id, rfc: 'RFC 0', needsFlow, run, ...META });
   const ctx = {} as AuditContext;
 
   it('turns exceptions into fail or skip, and skips the flow-dependent probes after a failed flow', async () => {
@@ -222,12 +232,6 @@ describe('probe rules without a server', () => {
     expect(framingProtection({ 'content-security-policy': "default-src 'self'; frame-ancestors 'self' https://portal.example" })).toBe("CSP frame-ancestors 'self' https://portal.example");
     expect(framingProtection({ 'content-security-policy': 'frame-ancestors *' })).toBeUndefined();
     expect(framingProtection({ 'x-frame-options': 'ALLOW-FROM https://x.example' })).toBeUndefined();
-  });
-
-  it('at_hash: the left half of the hash of the access token, by the alg of the ID token', () => {
-    // OpenID Connect Core section 3.1.3.6, with the example access token and at_hash of its appendix A.
-    expect(expectedAtHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y', 'RS256')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
-    expect(expectedAtHash('x', 'none')).toBeUndefined();
   });
 
   it('error responses: JSON object with a valid error is fine; other shapes are named', () => {

@@ -1,4 +1,4 @@
-// Issue 21 C: an expired token is refused by the protected resource. Against the mock's own protected
+// An expired token is refused by the protected resource. Against the mock's own protected
 // resource with short-lived tokens (pass), a resource server that caches introspection (warn: it keeps
 // accepting the token past its exp), and a server whose tokens live long (skip, saying why).
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// Issue 19 D: the audit on a terminal. Each probe once: a live line that its verdict replaces, the
+// The audit on a terminal. Each probe once: a live line that its verdict replaces, the
 // details wrapped under it with an indent, and a summary that names what failed and warned. Piped, the
 // table and the JSON stay as they were.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,12 +3,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
-import { DEPTH_PROBES } from '../../src/audit/probes/depth.js';
+import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';
 import { startWeakServer, type WeakServer, type Weaknesses } from './helpers/weak-server.js';
 
 let server: WeakServer | undefined;
-/** The third round's probes are tested by category in test/audit/depth/; this file keeps to the first rounds' probes. */
-const FIRST_ROUNDS = ['--skip', DEPTH_PROBES.map((p) => p.id).join(',')];
+/** The probes that run first (RUN_FIRST); the others are tested by category in test/audit/depth/. */
+const RUN_FIRST_ONLY = [
+  '--skip',
+  PROBES.filter((p) => !RUN_FIRST.includes(p.id))
+    .map((p) => p.id)
+    .join(','),
+];
 
 afterEach(async () => {
   await server?.close();
@@ -17,7 +22,7 @@ afterEach(async () => {
 
 const PUBLIC = ['--client-id', 'pub', '--pkce'];
 
-/** The second round's probes skip here: this server advertises no PAR, DPoP or request objects (their weakened servers are in secured-weak.test.ts). */
+/** The PAR, DPoP, JWT and request object probes skip here: this server advertises no PAR, DPoP or request objects (their weakened servers are in secured-weak.test.ts). */
 // The session probes skip too: this server announces no end_session_endpoint (their weakened servers are in sessions.test.ts).
 const SECOND_ROUND_UNADVERTISED = (p: { id: string; status: ProbeStatus }) =>
   p.status === 'skip' && /^(par|dpop|client-assertion|jar|token-exchange)-|^(post-logout-redirect-exact|prompt-none-login-required|max-age-reauth|id-token-hint-other-user)$/.test(p.id);
@@ -42,7 +47,7 @@ async function audit(weak: Weaknesses, client: string[], ...extra: string[]): Pr
       '--password',
       'p',
       '--json',
-      ...FIRST_ROUNDS,
+      ...RUN_FIRST_ONLY,
       ...extra,
     ],
     io,

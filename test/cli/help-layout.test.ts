@@ -1,4 +1,4 @@
-// Issue 19 B: every --help lists its examples first, then its options in groups, wrapped to the
+// Every --help lists its examples first, then its options in groups, wrapped to the
 // terminal's width at spaces: no line past the width, no word broken, nothing lost.
 import { describe, expect, it } from 'vitest';
 import { buildProgram, run } from '../../src/cli/main.js';

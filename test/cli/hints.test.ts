@@ -1,4 +1,4 @@
-// Issue 10 B9: hints that point the right way, each over real HTTP on loopback.
+// Hints that point the right way, each over real HTTP on loopback.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

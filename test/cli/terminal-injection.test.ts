@@ -171,7 +171,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-// Issue 20: every command that prints what a server said, each remote field hostile.
+// Every command that prints what a server said, each remote field hostile.
 describe('remote text of the other grants and token commands is escaped', () => {
   it('client-credentials, token-exchange, introspect, userinfo and revoke: every remote field escaped', async () => {
     const flow = ['--token-endpoint', `${as.url}/token`, '--authorization-endpoint', `${as.url}/authorize`, '--client-id', 'svc', '--client-secret', 's'];

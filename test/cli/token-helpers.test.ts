@@ -1,4 +1,4 @@
-// Issue 23: the token where other programs need it, over real processes: kubectl (an exec block in a
+// The token where other programs need it, over real processes: kubectl (an exec block in a
 // kubeconfig) against a local HTTPS API stand-in, git cloning over HTTP from a server that requires the
 // token, curl -H @-, and many helpers at once sharing one refresh and one login.
 import { execFile, execFileSync, spawn } from 'node:child_process';

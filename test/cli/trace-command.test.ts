@@ -1,4 +1,4 @@
-// Issue 25 B and C: `oauthctl trace FILE` draws a recorded flow as text fitted to the width, escapes
+// `oauthctl trace FILE` draws a recorded flow as text fitted to the width, escapes
 // what the file holds, writes the HTML page, and `--check` finds what looks wrong (exit 1), 0 when
 // clean, 2 for a file that is not a HAR, however hostile the file.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

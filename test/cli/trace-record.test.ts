@@ -1,4 +1,4 @@
-// Issue 25 A: `--trace FILE` on every command that talks to a server writes a HAR 1.2 file (checked
+// `--trace FILE` on every command that talks to a server writes a HAR 1.2 file (checked
 // against the HAR 1.2 JSON schema), 0600, also when the command fails, with no secret of the flow in it
 // unless --show-secrets. The mock runs in-process, the commands too, over real HTTP on loopback.
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';

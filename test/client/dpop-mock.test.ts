@@ -1,4 +1,4 @@
-// Issue 12: DPoP (RFC 9449) against the built-in mock (fixtures/mock/modern.jsonc, client photo-dpop),
+// DPoP (RFC 9449) against the built-in mock (fixtures/mock/modern.jsonc, client photo-dpop),
 // over real HTTP with the BUILT CLI: a login's cached key used by `call`, the key kept by
 // `url --dpop --save` for `exchange --from`, and `call --token T --dpop-key FILE`.
 import { generateKeyPairSync } from 'node:crypto';

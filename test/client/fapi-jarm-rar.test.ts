@@ -7,7 +7,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/mock/index.js';
-import { consentPage } from '../../src/mock/core/pages.js';
+import { consentPage } from '../../src/mock/core/pages/pages.js';
 import { cliHome, FIXTURE_KEY, HEADLESS, jwt, param, requestsAt, startModernMock, type CliHome } from './helpers/modern-mock.js';
 
 const DETAILS = [{ type: 'payment_initiation', instructedAmount: { currency: 'EUR', amount: '12.00' }, creditorName: 'Merchant A' }];

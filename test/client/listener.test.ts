@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { startRedirectListener, loopbackBindAddress, type RedirectListener } from '../../src/client/listener.js';
+import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
+import { loopbackBindAddress } from '../../src/oauth/loopback.js';
 import { UsageError } from '../../src/errors.js';
 
 const open: RedirectListener[] = [];

@@ -1,4 +1,4 @@
-// Issue 12: the client's JWT client authentication, request objects, resource indicators and mutual
+// The client's JWT client authentication, request objects, resource indicators and mutual
 // TLS against the built-in mock (fixtures/mock/modern.jsonc), over real HTTP(S); the BUILT CLI is run,
 // and what the mock really received is read from its request log.
 import { createPrivateKey } from 'node:crypto';
@@ -225,6 +225,24 @@ describe('mutual TLS against the mock with --tls (RFC 8705)', () => {
     const unbound = await tlsHome.run(['call', `${tlsMock.baseUrl}/photos`, '--token', accessToken], trust);
     expect(unbound.code).toBe(1);
     expect(unbound.stderr).toMatch(/HTTP 401: invalid_token/);
+  });
+
+  it('logout after a tls_client_auth login revokes through a connection with the certificate, asks for no secret, and the token is refused afterwards', async () => {
+    const r = await loginTls('--client-id', 'photo-mtls', '--auth-method', 'tls_client_auth', '--tls-cert', ca.certFile, '--tls-key', ca.keyFile);
+    expect(r.code, r.stderr).toBe(0);
+    const accessToken = (JSON.parse(r.stdout) as { access_token: string }).access_token;
+    tlsMock.clearRequests();
+    const out = await tlsHome.run(['logout', '--issuer', tlsMock.issuer, '--client-id', 'photo-mtls', '--json'], trust);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ forgotten: true, revoked: ['access_token'] });
+    const [revocation] = requestsAt(tlsMock, '/revoke');
+    expect(revocation?.status).toBe(200);
+    expect(param(revocation?.form, 'client_id')).toBe('photo-mtls');
+    expect(revocation?.form).not.toHaveProperty('client_secret');
+    expect(revocation?.headers).not.toHaveProperty('authorization');
+    const after = await tlsHome.run(['call', `${tlsMock.baseUrl}/photos`, '--token', accessToken], trust);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toMatch(/HTTP 401: invalid_token/);
   });
 
   it('self_signed_tls_client_auth with the fixture certificate, and --dpop on top: cnf has both x5t#S256 and jkt', async () => {

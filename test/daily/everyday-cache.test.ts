@@ -1,4 +1,4 @@
-// Issue 10 B4, C2, C4, C5 and the cache hints of B9: refresh writes back, one entry per server, status
+// The cache, day to day, and its hints: refresh writes back, one entry per server, status
 // --all, logout --all, and a server that cannot be reached keeps the cache. All against the mock.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 10 B3, issue 19 B: every `oauthctl` example of the README, of every page of docs/ and of each command's --help runs as written
+// Every `oauthctl` example of the README, of every page of docs/ and of each command's --help runs as written
 // against the mock (`serve-mock --port 9000 --auto-login alice`, started here in-process; when 9000 is
 // taken, another port is put in its place in every example). The test is generic: it runs whatever
 // the README and the help texts hold. Each block runs in order in one temporary HOME and directory.

@@ -1,4 +1,4 @@
-// Issue 19 A1: the README's first lines, as a new user runs them. A fresh clone of the repository, its
+// The README's first lines, as a new user runs them. A fresh clone of the repository, its
 // two set-up commands (`npm install`, `npm link`), then the next line (`oauthctl demo`) and the
 // one-minute try, each as written, from a shell whose PATH is what the set-up leaves: npm's global bin
 // directory (here a temporary prefix) and where node is, nothing of this checkout. npm installs from a

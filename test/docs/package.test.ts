@@ -33,7 +33,7 @@ function elsewhere(): string[] {
     .filter(Boolean);
 }
 
-// Issue 19 A3: production installs stay small (uqr instead of qrcode, which pulled in yargs and its tree).
+// Production installs stay small (uqr instead of qrcode, which pulled in yargs and its tree).
 describe('the production dependency tree', () => {
   it('is at most 30 packages', async () => {
     const { stdout } = await run('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT });

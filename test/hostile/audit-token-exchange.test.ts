@@ -1,9 +1,9 @@
-// Issue 20, client 4 in the audit: a token exchange that issues another type than asked fails there.
+// A token exchange that issues another type than asked fails the audit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import { DEFAULT_CONFIG } from '../../src/mock/core/config.js';
+import { DEFAULT_CONFIG } from '../../src/mock/core/config/config.js';
 import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../../src/oauth/grant-types.js';
 import { memoryIO } from '../helpers/io.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';

@@ -1,4 +1,4 @@
-// Issue 20, client 4 to 6: what a hostile or careless server answers. A token exchange that issues
+// What a hostile or careless server answers. A token exchange that issues
 // another type than asked; metadata that sends the client's credentials to another host; a JSON body
 // nested two million deep (which ended in "Maximum call stack size exceeded").
 import { createServer } from 'node:http';

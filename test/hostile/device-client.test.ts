@@ -1,4 +1,4 @@
-// Issue 20, client 1 to 3: a hostile device authorization server on loopback. Its verification_uri
+// A hostile device authorization server on loopback. Its verification_uri
 // carries escape sequences (which the spinner redrew raw every 100 ms), is not a web page at all
 // (file:, javascript:, smb:), or its interval is 0 (a tight polling loop).
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// Issue 20, mock 9 to 11: JWTs of another kind taken for client assertions (RFC 8725 sections 3.11
+// JWTs of another kind taken for client assertions (RFC 8725 sections 3.11
 // and 3.12, RFC 9101 section 10.8), and the jwks_uri fetch: a slow body held token requests past the
 // promised 5 s, and forty assertions on a cold cache caused forty fetches.
 import { createServer, type Server, type ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// Issue 20, mock 7 and 8: sender-constrained tokens keep their binding on every grant, and a token
+// Sender-constrained tokens keep their binding on every grant, and a token
 // exchange neither widens scope, strips a binding, outlives its subject token nor its refresh family.
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
@@ -103,7 +103,7 @@ describe('token exchange may not widen, unbind or outlive (RFC 8693, RFC 6749 se
     );
 
   async function serverWithClients(config: Parameters<typeof startMock>[0] = {}, options: Parameters<typeof startMock>[1] = { autoLogin: 'alice' }) {
-    const { DEFAULT_CONFIG } = await import('../../src/mock/core/config.js');
+    const { DEFAULT_CONFIG } = await import('../../src/mock/core/config/config.js');
     return mock({ ...config, clients: [...DEFAULT_CONFIG.clients, exchangingClient] }, options);
   }
 

@@ -1,4 +1,4 @@
-// Issue 20, mock 13: request objects that live too long, and replayed ones (FAPI 2.0 Message Signing).
+// Request objects that live too long, and replayed ones (FAPI 2.0 Message Signing).
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/mock/index.js';

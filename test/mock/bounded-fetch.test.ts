@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchBounded } from '../../src/mock/core/bounded-fetch.js';
+import { fetchBounded } from '../../src/mock/core/clients/bounded-fetch.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMockServer, loadMockConfig, MockConfigError, parseConfigText, validateMockConfig } from '../../src/mock/index.js';
-import { matchRedirectUri } from '../../src/mock/core/redirect-uri.js';
+import { createMockServer, loadMockConfig, MockConfigError, validateMockConfig, parseConfigText } from '../../src/mock/index.js';
+import { matchRedirectUri } from '../../src/mock/core/clients/redirect-uri.js';
 
 function errorsOf(input: unknown): string[] {
   const result = validateMockConfig(input);

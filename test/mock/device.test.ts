@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET } from '../../src/oauth/grant-types.js';
-import { WRONG_USER_CODES_PER_DEVICE_CODE, WRONG_USER_CODES_PER_MINUTE } from '../../src/mock/core/user-code-guesses.js';
+import { WRONG_USER_CODES_PER_DEVICE_CODE, WRONG_USER_CODES_PER_MINUTE } from '../../src/mock/core/device/user-code-guesses.js';
 import { basic, Browser, formFields, postForm, startMock } from './helpers.js';
 
 /** A clock the test moves: polls and expiry without sleeping. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorDescription } from '../../src/mock/core/http.js';
+import { errorDescription } from '../../src/mock/core/http/http.js';
 import { createPkcePair } from '../../src/oauth/pkce.js';
 import { authorizeUrl, basic, getCode, getRedirect, pkceRequest, postForm, REDIRECT_URI, startMock } from './helpers.js';
 

@@ -195,7 +195,7 @@ describe('oauthctl serve-mock --tls', () => {
   });
 });
 
-describe('every grant binds to the client certificate (issue 20: RFC 8705 section 3)', () => {
+describe('every grant binds to the client certificate (RFC 8705 section 3)', () => {
   it('client credentials for a self_signed_tls_client_auth client: cnf x5t#S256, and the API wants the certificate', async () => {
     const selfJwk = createPublicKey(pem('self.key')).export({ format: 'jwk' });
     const server = await startMock(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { singleParams } from '../../src/mock/core/http.js';
+import { singleParams } from '../../src/mock/core/http/http.js';
 
 /** The rule as URLSearchParams gives it: the reference the fast parser must agree with. */
 function reference(text: string): { values: Map<string, string>; duplicate?: string } {

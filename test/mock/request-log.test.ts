@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestLog, type RecordedRequest } from '../../src/mock/core/request-log.js';
+import { RequestLog, type RecordedRequest } from '../../src/mock/core/http/request-log.js';
 
 const request = (id: number, extra: Partial<RecordedRequest> = {}): RecordedRequest => ({
   id,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasResponded, respond } from '../../src/mock/core/http.js';
+import { hasResponded, respond } from '../../src/mock/core/http/http.js';
 
 let server: Server | undefined;
 afterEach(async () => {

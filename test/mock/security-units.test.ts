@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { sameDistinguishedName } from '../../src/mock/core/mtls.js';
-import { ReplayCache } from '../../src/mock/core/replay.js';
-import { sameHtu } from '../../src/mock/core/dpop.js';
+import { sameDistinguishedName } from '../../src/mock/core/clients/mtls.js';
+import { ReplayCache } from '../../src/mock/core/store/replay.js';
+import { sameHtu } from '../../src/oauth/dpop.js';
 
 describe('ReplayCache: bounded, and never forgets a live jti', () => {
   it('refuses a replay until expiry, then accepts the value again', () => {

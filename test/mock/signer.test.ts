@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createJwsSigner } from '../../src/mock/core/signer.js';
+import { createJwsSigner } from '../../src/mock/core/keys/signer.js';
 
 const check = (jws: string, input: string, publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'], alg: 'ES256' | 'RS256') => {
   const dot = jws.lastIndexOf('.');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiringMap, StoreFullError } from '../../src/mock/core/store.js';
+import { ExpiringMap, StoreFullError } from '../../src/mock/core/store/expiring-map.js';
 
 describe('ExpiringMap: the bounded store behind codes, tokens and sessions', () => {
   it('drops expired entries on read and on sweep', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerError, parseWwwAuthenticate } from '../../src/oauth/www-authenticate.js';
+import { bearerError, parseWwwAuthenticate, quotedString } from '../../src/oauth/www-authenticate.js';
 
 describe('parseWwwAuthenticate', () => {
   it('reads an RFC 6750 Bearer challenge with quoted values', () => {
@@ -31,5 +31,14 @@ describe('bearerError', () => {
   it('is undefined without a header or without a Bearer challenge', () => {
     expect(bearerError(undefined)).toBeUndefined();
     expect(bearerError('Basic realm="x"')).toBeUndefined();
+  });
+});
+
+describe('quotedString: what the mock writes, the parser reads back', () => {
+  it.each(['plain', 'say "hi"', 'back\\slash', 'a, b="c", d', 'tab\tand\nnewline', 'caf\u00e9 \u001b[31mred'])('%j', (value) => {
+    const header = `Bearer realm="r", error_description=${quotedString(value)}, scope="s"`;
+    const [challenge] = parseWwwAuthenticate(header);
+    expect(challenge?.params).toEqual({ realm: 'r', error_description: value.replace(/[^\x20-\x7e]/g, '?'), scope: 's' });
+    expect(header).not.toMatch(/[^\x20-\x7e]/);
   });
 });

@@ -1,4 +1,4 @@
-// Issue 25 A: what a trace redacts, by name in the HAR's structure, then every value so found wherever
+// What a trace redacts, by name in the HAR's structure, then every value so found wherever
 // else it appears (a code in a form_post page, a Location, a fragment; a password under any field name).
 import { describe, expect, it } from 'vitest';
 import { buildHar, HarRecorder, stepOf, type RecordedExchange } from '../../src/output/har.js';

@@ -1,4 +1,4 @@
-// Issue 25 B: the page of `oauthctl trace FILE --html OUT` in Chromium: it loads with no console error
+// The page of `oauthctl trace FILE --html OUT` in Chromium: it loads with no console error
 // and no CSP violation, at a wide and a narrow width (screenshots), in light and dark mode; every
 // arrow has an accessible name and opens its exchange's request and response, with no script.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

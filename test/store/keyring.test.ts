@@ -1,4 +1,4 @@
-// Issue 23 C: --token-store keyring against a real Secret Service (Debian's gnome-keyring in a private
+// --token-store keyring against a real Secret Service (Debian's gnome-keyring in a private
 // D-Bus session, `dbus-run-session`), and the one line when no keyring can be reached.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

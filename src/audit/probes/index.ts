@@ -1,117 +1,120 @@
-import { catalogued } from '../catalog.js';
-import { DEPTH_PROBES } from './depth.js';
 import type { AuditProbe } from '../types.js';
-import { tokenExchangeTypeProbe } from './token-exchange-type.js';
-import { clientAssertionAudienceProbe } from './client-assertion-audience.js';
-import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
-import { clientAssertionReplayProbe } from './client-assertion-replay.js';
-import { dpopBoundAsBearerProbe } from './dpop-bound-as-bearer.js';
-import { dpopHtmHtuProbe } from './dpop-htm-htu.js';
-import { dpopReplayProbe } from './dpop-replay.js';
-import { jarUnsignedProbe } from './jar-unsigned.js';
-import { parClientBindingProbe } from './par-client-binding.js';
-import { parExpiryProbe } from './par-expiry.js';
-import { parRequiredProbe } from './par-required.js';
-import { parSingleUseProbe } from './par-single-use.js';
-import { clientSecretWrongProbe } from './client-secret-wrong.js';
-import { codeClientBindingProbe } from './code-client-binding.js';
-import { codeRedirectBindingProbe } from './code-redirect-binding.js';
-import { clientCredentialsPublicProbe } from './client-credentials-public.js';
-import { codeSingleUseProbe } from './code-single-use.js';
-import { deviceCodeSingleUseProbe } from './device-code-single-use.js';
-import { deviceSlowDownProbe } from './device-slow-down.js';
-import { deviceUnknownUserCodeProbe } from './device-unknown-user-code.js';
-import { errorFormatProbe } from './error-format.js';
-import { flowProbe } from './flow.js';
-import { framingProbe } from './framing.js';
-import { httpsEndpointsProbe } from './https-endpoints.js';
-import { idTokenProbe } from './id-token.js';
-import { implicitProbe } from './implicit.js';
-import { issProbe } from './iss.js';
-import { jwksProbe } from './jwks.js';
-import { metadataProbe } from './metadata.js';
-import { openRedirectorProbe } from './open-redirector.js';
-import { pkceDowngradeProbe } from './pkce-downgrade.js';
-import { pkcePlainProbe } from './pkce-plain.js';
-import { pkceRequiredProbe } from './pkce-required.js';
-import { pkceWrongVerifierProbe } from './pkce-wrong-verifier.js';
-import { redirectUriExactProbe } from './redirect-uri-exact.js';
-import { refreshRotationProbe } from './refresh-rotation.js';
-import { repeatedParamsProbe } from './repeated-params.js';
-import { resourceAudienceProbe } from './resource-audience.js';
-import { resourceChallengeProbe } from './resource-challenge.js';
-import { resourceInsufficientScopeProbe } from './resource-insufficient-scope.js';
-import { resourceMetadataMatchProbe } from './resource-metadata-match.js';
-import { resourceQueryTokenProbe } from './resource-query-token.js';
-import { resourceRevokedTokenProbe } from './resource-revoked-token.js';
-import { resourceExpiredTokenProbe } from './resource-expired-token.js';
-import { resourceServersProbe } from './resource-servers.js';
-import { stateProbe } from './state.js';
-import { tlsProbe } from './tls.js';
-import { tokenNoStoreProbe } from './token-no-store.js';
-import { tokenPostOnlyProbe } from './token-post-only.js';
-import { unknownParamsProbe } from './unknown-params.js';
-import { postLogoutRedirectExactProbe } from './post-logout-redirect-exact.js';
-import { promptNoneLoginRequiredProbe } from './prompt-none-login-required.js';
-import { maxAgeReauthProbe } from './max-age-reauth.js';
-import { idTokenHintOtherUserProbe } from './id-token-hint-other-user.js';
+import { AUTHORIZATION_ENDPOINT_PROBES } from './authorization-endpoint/index.js';
+import { TOKEN_ENDPOINT_PROBES } from './token-endpoint/index.js';
+import { PKCE_PROBES } from './pkce/index.js';
+import { ID_TOKEN_PROBES } from './id-token/index.js';
+import { METADATA_PROBES } from './metadata/index.js';
+import { TOKEN_PROBES } from './tokens/index.js';
+import { JWT_PROBES } from './jwt/index.js';
+import { DPOP_PROBES } from './dpop/index.js';
+import { PAR_PROBES } from './par/index.js';
+import { DEVICE_PROBES } from './device/index.js';
+import { CIBA_PROBES } from './ciba/index.js';
+import { REVOCATION_PROBES } from './revocation/index.js';
+import { INTROSPECTION_PROBES } from './introspection/index.js';
+import { CONCURRENCY_PROBES } from './concurrency/index.js';
+import { TLS_PROBES } from './tls/index.js';
+import { MCP_PROBES } from './mcp/index.js';
+import { CLIENT_AUTHENTICATION_PROBES } from './client-authentication/index.js';
+import { SESSIONS_PROBES } from './sessions/index.js';
+import { PROTECTED_RESOURCE_PROBES } from './protected-resource/index.js';
 
-/** Every probe, in the order they run and are reported. The ones that read what others saw come last. */
-export const PROBES: readonly AuditProbe[] = [
-  flowProbe,
-  stateProbe,
-  issProbe,
-  codeSingleUseProbe,
-  codeRedirectBindingProbe,
-  codeClientBindingProbe,
-  pkceRequiredProbe,
-  pkceWrongVerifierProbe,
-  pkceDowngradeProbe,
-  pkcePlainProbe,
-  redirectUriExactProbe,
-  openRedirectorProbe,
-  clientSecretWrongProbe,
-  implicitProbe,
-  refreshRotationProbe,
-  idTokenProbe,
-  tokenPostOnlyProbe,
-  repeatedParamsProbe,
-  unknownParamsProbe,
-  framingProbe,
-  metadataProbe,
-  jwksProbe,
-  parRequiredProbe,
-  parSingleUseProbe,
-  parClientBindingProbe,
-  parExpiryProbe,
-  dpopReplayProbe,
-  dpopHtmHtuProbe,
-  dpopBoundAsBearerProbe,
-  clientAssertionReplayProbe,
-  clientAssertionAudienceProbe,
-  clientAssertionExpiredProbe,
-  jarUnsignedProbe,
-  clientCredentialsPublicProbe,
-  deviceCodeSingleUseProbe,
-  postLogoutRedirectExactProbe,
-  promptNoneLoginRequiredProbe,
-  maxAgeReauthProbe,
-  idTokenHintOtherUserProbe,
-  deviceSlowDownProbe,
-  deviceUnknownUserCodeProbe,
-  // The resource server's (audit --protected-resource URL only).
-  resourceChallengeProbe,
-  resourceMetadataMatchProbe,
-  resourceServersProbe,
-  resourceAudienceProbe,
-  resourceInsufficientScopeProbe,
-  resourceQueryTokenProbe,
-  resourceRevokedTokenProbe,
-  resourceExpiredTokenProbe,
-  httpsEndpointsProbe,
-  tlsProbe,
-  tokenNoStoreProbe,
-  errorFormatProbe,
-  tokenExchangeTypeProbe,
-  ...DEPTH_PROBES,
-].map(catalogued);
+/** Every category's probes: one folder each, whose index.ts lists them. A new category is one line here. */
+const CATEGORIES: readonly (readonly AuditProbe[])[] = [
+  AUTHORIZATION_ENDPOINT_PROBES,
+  TOKEN_ENDPOINT_PROBES,
+  PKCE_PROBES,
+  ID_TOKEN_PROBES,
+  METADATA_PROBES,
+  TOKEN_PROBES,
+  JWT_PROBES,
+  DPOP_PROBES,
+  PAR_PROBES,
+  DEVICE_PROBES,
+  CIBA_PROBES,
+  REVOCATION_PROBES,
+  INTROSPECTION_PROBES,
+  CONCURRENCY_PROBES,
+  TLS_PROBES,
+  MCP_PROBES,
+  CLIENT_AUTHENTICATION_PROBES,
+  SESSIONS_PROBES,
+  PROTECTED_RESOURCE_PROBES,
+];
+
+/**
+ * The probes that run first, in this order, whatever their category: the plain flow that the others
+ * build on, then the checks of one login's path (authorization, token, refresh, metadata, the
+ * resource server), then those that read what the others saw (https-endpoints, tls, token-no-store,
+ * error-format). Every other probe follows, category by category, in its folder's order.
+ */
+export const RUN_FIRST: readonly string[] = [
+  'flow',
+  'state',
+  'iss',
+  'code-single-use',
+  'code-redirect-binding',
+  'code-client-binding',
+  'pkce-required',
+  'pkce-wrong-verifier',
+  'pkce-downgrade',
+  'pkce-plain',
+  'redirect-uri-exact',
+  'open-redirector',
+  'client-secret-wrong',
+  'implicit-refused',
+  'refresh-rotation',
+  'id-token',
+  'token-post-only',
+  'repeated-params',
+  'unknown-params',
+  'framing',
+  'metadata',
+  'jwks',
+  'par-required',
+  'par-single-use',
+  'par-client-binding',
+  'par-expiry',
+  'dpop-replay',
+  'dpop-htm-htu',
+  'dpop-bound-as-bearer',
+  'client-assertion-replay',
+  'client-assertion-audience',
+  'client-assertion-expired',
+  'jar-unsigned',
+  'client-credentials-public',
+  'device-code-single-use',
+  'post-logout-redirect-exact',
+  'prompt-none-login-required',
+  'max-age-reauth',
+  'id-token-hint-other-user',
+  'device-slow-down',
+  'device-unknown-user-code',
+  'resource-401-metadata',
+  'resource-metadata-match',
+  'resource-authorization-servers',
+  'resource-audience',
+  'resource-insufficient-scope',
+  'resource-query-token',
+  'resource-revoked-token',
+  'resource-expired-token',
+  'https-endpoints',
+  'tls',
+  'token-no-store',
+  'error-format',
+  'token-exchange-type',
+];
+
+/** Every probe, in the order they run and are reported. */
+export const PROBES: readonly AuditProbe[] = inRunOrder(CATEGORIES.flat());
+
+function inRunOrder(probes: readonly AuditProbe[]): AuditProbe[] {
+  const byId = new Map(probes.map((p) => [p.id, p]));
+  const first = RUN_FIRST.map((id) => {
+    const probe = byId.get(id);
+    if (!probe) throw new Error(`RUN_FIRST names ${id}, which no category lists`);
+    return probe;
+  });
+  const ranked = new Set(RUN_FIRST);
+  return [...first, ...probes.filter((p) => !ranked.has(p.id))];
+}

@@ -1,5 +1,5 @@
 import { CIBA_DELIVERY_MODES, CIBA_GRANT, type CibaDeliveryMode } from '../../oauth/ciba.js';
-import { isLoopbackHost } from '../core/loopback.js';
+import { isLoopbackHost } from '../../oauth/loopback.js';
 
 /** CIBA Core 1.0 section 4: a client's registered token delivery (client metadata). */
 export interface CibaClientFields {

@@ -1,5 +1,5 @@
-import type { MockState } from '../core/http.js';
-import type { SessionRecord } from '../core/store.js';
+import type { MockState } from '../core/http/http.js';
+import type { SessionRecord } from '../core/store/store.js';
 import { sendPing } from './notify.js';
 import { cibaRequests, type CibaRequestRecord } from './store.js';
 

@@ -1,9 +1,9 @@
 import { pollTooSoon } from '../../oauth/polling.js';
-import type { MockClient } from '../core/config.js';
-import { sendOAuthError, type Exchange } from '../core/http.js';
-import { newJti } from '../core/jwt.js';
-import { serverToken } from '../core/random-pool.js';
-import type { TokenBinding } from '../core/token-binding.js';
+import type { MockClient } from '../core/config/config.js';
+import { sendOAuthError, type Exchange } from '../core/http/http.js';
+import { newJti } from '../core/tokens/jwt.js';
+import { serverToken } from '../core/store/random-pool.js';
+import type { TokenBinding } from '../core/tokens/token-binding.js';
 import type { SendUserTokens } from '../endpoints/token-device.js';
 import { cibaRequests } from './store.js';
 

@@ -1,5 +1,5 @@
-import type { MockClient } from '../core/config.js';
-import type { MockState } from '../core/http.js';
+import type { MockClient } from '../core/config/config.js';
+import type { MockState } from '../core/http/http.js';
 
 /** How long the ping may take, connect to last byte; the body of the answer is never read. */
 export const PING_TIMEOUT_MS = 5000;

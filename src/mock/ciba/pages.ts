@@ -1,4 +1,4 @@
-import { escapeHtml } from '../core/pages.js';
+import { escapeHtml } from '../../output/markup.js';
 
 /** One request waiting for the signed-in user, as the approval page shows it. */
 export interface CibaPageEntry {

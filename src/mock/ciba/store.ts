@@ -1,6 +1,7 @@
 import type { CibaDeliveryMode } from '../../oauth/ciba.js';
 import type { PollPace } from '../../oauth/polling.js';
-import { ExpiringMap, type MockStore, type SessionRecord } from '../core/store.js';
+import { ExpiringMap } from '../core/store/expiring-map.js';
+import type { MockStore, SessionRecord } from '../core/store/store.js';
 
 /** A backchannel authentication request (CIBA Core 1.0 section 7) and what became of it. */
 export interface CibaRequestRecord extends PollPace {

@@ -1,12 +1,11 @@
 import { parseScope } from '../../oauth/scope.js';
-import { checkAccessToken } from '../core/access-token.js';
-import { userClaims } from '../core/claims.js';
-import { userinfoClaims } from '../core/sessions.js';
-import { REALM } from '../core/client-auth.js';
-import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
-import type { AccessTokenClaims } from '../core/store.js';
-import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/bound-token.js';
-import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/protected-resources.js';
+import { checkAccessToken } from '../core/tokens/access-token.js';
+import { REALM } from '../core/clients/client-auth.js';
+import { quotedString } from '../../oauth/www-authenticate.js';
+import { errorDescription, sendJson, type Exchange } from '../core/http/http.js';
+import type { AccessTokenClaims } from '../core/store/store.js';
+import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
+import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/tokens/protected-resources.js';
 
 const REFUSALS = { invalid: 'the access token is not valid', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
 
@@ -37,7 +36,7 @@ export async function bearerClaims(ex: Exchange, requiredScopes: string[] = [], 
       ex.res,
       401,
       { error_description: 'an access token is required (Authorization: Bearer ...)' },
-      { 'WWW-Authenticate': `Bearer realm="${REALM}"${metadata ? `, resource_metadata=${quoted(metadata)}` : ''}` },
+      { 'WWW-Authenticate': `Bearer realm="${REALM}"${metadata ? `, resource_metadata=${quotedString(metadata)}` : ''}` },
     );
     return undefined;
   }
@@ -66,14 +65,14 @@ interface ChallengeExtras {
   metadata?: string | undefined;
 }
 
-function bearerError(ex: Exchange, status: number, error: string, text: string, { scope, scheme = 'Bearer', headers = {}, metadata }: ChallengeExtras = {}): void {
+export function bearerError(ex: Exchange, status: number, error: string, text: string, { scope, scheme = 'Bearer', headers = {}, metadata }: ChallengeExtras = {}): void {
   const description = errorDescription(text);
   ex.log.outcome = 'refused';
   ex.log.error = error;
   ex.log.errorDescription = description;
-  const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quoted(description)}`];
-  if (scope) params.push(`scope=${quoted(scope)}`);
-  if (metadata) params.push(`resource_metadata=${quoted(metadata)}`);
+  const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quotedString(description)}`];
+  if (scope) params.push(`scope=${quotedString(scope)}`);
+  if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
   if (scheme === 'DPoP') params.push(DPOP_CHALLENGE_ALGS);
   sendJson(ex.res, status, { error, error_description: description }, { 'WWW-Authenticate': `${scheme} ${params.join(', ')}`, ...headers });
 }
@@ -92,17 +91,6 @@ export async function handleMe(ex: Exchange): Promise<void> {
   if (!claims) return;
   ex.log.outcome = 'ok';
   sendJson(ex.res, 200, { sub: claims.sub, client_id: claims.client_id, scope: claims.scope, exp: claims.exp }, { 'Cache-Control': 'no-store' });
-}
-
-/** GET or POST /userinfo (OpenID Connect Core 5.3): needs scope openid. */
-export async function handleUserinfo(ex: Exchange): Promise<void> {
-  const claims = await bearerClaims(ex, ['openid'], undefined);
-  if (!claims) return;
-  const user = [...ex.state.config.users.values()].find((u) => u.sub === claims.sub);
-  if (!user) return void bearerError(ex, 401, 'invalid_token', 'the user of this token no longer exists');
-  ex.log.outcome = 'ok';
-  // OpenID Connect Core 5.5: what the claims request parameter asked for at userinfo, besides the scopes' claims.
-  sendJson(ex.res, 200, { sub: user.sub, ...userClaims(user, parseScope(String(claims.scope ?? ''))), ...userinfoClaims(ex.state, claims.jti, user) }, { 'Cache-Control': 'no-store' });
 }
 
 /** Any method at a configured protected resource (config protected_resources): who the token speaks for, once it holds the resource's scopes. */

@@ -1,15 +1,15 @@
-import { serverToken } from '../core/random-pool.js';
-import { checkAuthorization } from '../core/authorization-params.js';
-import type { MockClient } from '../core/config.js';
-import { errorDescription, queryParams, type Exchange } from '../core/http.js';
-import { consentPage, errorPage, loginPage, sendPage } from '../core/pages.js';
-import { redirectOrigin } from '../core/redirect-uri.js';
+import { serverToken } from '../core/store/random-pool.js';
+import { checkAuthorization } from '../core/authorization/authorization-params.js';
+import type { MockClient } from '../core/config/config.js';
+import { errorDescription, queryParams, type Exchange } from '../core/http/http.js';
+import { consentPage, errorPage, loginPage, sendPage } from '../core/pages/pages.js';
+import { redirectOrigin } from '../core/clients/redirect-uri.js';
+import { approveDevice } from '../core/device/device.js';
+import { currentSession, startSession, type Session } from '../core/sessions/session.js';
+import { autoLoginSession, mustSignInAgain } from '../core/sessions/sessions.js';
+import type { AuthorizationRequest, CodeRecord, SessionRecord } from '../core/store/store.js';
 import type { JarmResponseMode } from '../../oauth/jarm.js';
-import { sendAuthorizationResponse } from '../core/jarm.js';
-import { approveDevice } from '../core/device.js';
-import { currentSession, startSession, type Session } from '../core/session.js';
-import { autoLoginSession, mustSignInAgain } from '../core/sessions.js';
-import type { AuthorizationRequest, CodeRecord, SessionRecord } from '../core/store.js';
+import { sendAuthorizationResponse } from '../core/authorization/jarm.js';
 
 const INTERACTION_SECONDS = 600;
 

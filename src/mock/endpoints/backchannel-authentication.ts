@@ -2,14 +2,14 @@ import { CIBA_GRANT, hintProblem, MAX_CLIENT_NOTIFICATION_TOKEN_LENGTH } from '.
 import { parseScope } from '../../oauth/scope.js';
 import { decideCibaRequest } from '../ciba/decide.js';
 import { cibaRequests } from '../ciba/store.js';
-import { authenticateClient } from '../core/client-auth.js';
-import type { MockUser } from '../core/config.js';
-import { EXPIRED_DEVICE_CODE_KEPT_MS } from '../core/device.js';
-import { sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http.js';
-import { verifyIdTokenHint } from '../core/id-token-hint.js';
-import { serverToken } from '../core/random-pool.js';
-import { checkRequestedScope } from '../core/scope-check.js';
-import { autoLoginSession } from '../core/sessions.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import type { MockUser } from '../core/config/config.js';
+import { EXPIRED_DEVICE_CODE_KEPT_MS } from '../core/device/device.js';
+import { sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http/http.js';
+import { verifyIdTokenHint } from '../core/sessions/id-token-hint.js';
+import { serverToken } from '../core/store/random-pool.js';
+import { checkRequestedScope } from '../core/tokens/scope-check.js';
+import { autoLoginSession } from '../core/sessions/sessions.js';
 import { formParams } from './token.js';
 
 /** Section 7.1 asks binding messages to be short, plain text: longer, or with control characters, is invalid_binding_message. */

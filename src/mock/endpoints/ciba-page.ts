@@ -2,9 +2,9 @@ import { constantTimeEqual } from '../../oauth/pkce.js';
 import { decideCibaRequest } from '../ciba/decide.js';
 import { cibaDonePage, cibaRequestsPage, cibaSignInPage, type CibaPageEntry } from '../ciba/pages.js';
 import { cibaRequests, findByPageId } from '../ciba/store.js';
-import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
-import { errorPage, sendPage } from '../core/pages.js';
-import { currentSession, startSession, type Session } from '../core/session.js';
+import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http/http.js';
+import { errorPage, sendPage } from '../core/pages/pages.js';
+import { currentSession, startSession, type Session } from '../core/sessions/session.js';
 import { LOGIN_FAILED } from './interaction.js';
 
 /** Compared against when the account is unknown, so both failures take the same time. */

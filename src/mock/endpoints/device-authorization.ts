@@ -1,11 +1,11 @@
 import { DEVICE_CODE_GRANT, formatUserCode } from '../../oauth/grant-types.js';
-import { authenticateClient } from '../core/client-auth.js';
-import { EXPIRED_DEVICE_CODE_KEPT_MS, newUserCode, VERIFICATION_PATH } from '../core/device.js';
-import { sendJson, sendOAuthError, type Exchange } from '../core/http.js';
-import { serverToken } from '../core/random-pool.js';
-import { checkRequestedScope } from '../core/scope-check.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import { EXPIRED_DEVICE_CODE_KEPT_MS, newUserCode, VERIFICATION_PATH } from '../core/device/device.js';
+import { sendJson, sendOAuthError, type Exchange } from '../core/http/http.js';
+import { serverToken } from '../core/store/random-pool.js';
+import { checkRequestedScope } from '../core/tokens/scope-check.js';
 import { formParams } from './token.js';
-import { wrongUserCodesSoFar } from '../core/user-code-guesses.js';
+import { wrongUserCodesSoFar } from '../core/device/user-code-guesses.js';
 
 /**
  * POST /device_authorization (RFC 8628 section 3.1): client authentication as at the token endpoint

@@ -1,14 +1,14 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
 import { formatUserCode } from '../../oauth/grant-types.js';
 import { continueAuthorization } from './authorize.js';
-import { approveDevice, denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device.js';
-import { deviceConfirmPage, userCodeEntryPage } from '../core/device-pages.js';
-import { isFormBody, readBody, singleParams, type Exchange } from '../core/http.js';
-import { errorPage, sendPage } from '../core/pages.js';
-import { currentSession, startSession } from '../core/session.js';
-import { autoLoginSession } from '../core/sessions.js';
-import type { AuthorizationRequest } from '../core/store.js';
-import { countWrongUserCode, userCodeGuessesBlockedFor } from '../core/user-code-guesses.js';
+import { approveDevice, denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device/device.js';
+import { deviceConfirmPage, userCodeEntryPage } from '../core/pages/device-pages.js';
+import { isFormBody, readBody, singleParams, type Exchange } from '../core/http/http.js';
+import { errorPage, sendPage } from '../core/pages/pages.js';
+import { currentSession, startSession } from '../core/sessions/session.js';
+import { autoLoginSession } from '../core/sessions/sessions.js';
+import type { AuthorizationRequest } from '../core/store/store.js';
+import { countWrongUserCode, userCodeGuessesBlockedFor } from '../core/device/user-code-guesses.js';
 
 /** The typed code's device authorization, with wrong guesses counted and, past the limit, refused (429). */
 function checkTypedUserCode(ex: Exchange, typed: string): ReturnType<typeof lookUpUserCode> | undefined {

@@ -1,10 +1,10 @@
-import { CLAIMS_SUPPORTED } from '../core/claims.js';
-import { ACR_VALUES_SUPPORTED } from '../core/oidc-params.js';
-import { GRANT_TYPES } from '../core/config.js';
+import { CLAIMS_SUPPORTED } from '../core/tokens/claims.js';
+import { ACR_VALUES_SUPPORTED } from '../core/authorization/oidc-params.js';
+import { GRANT_TYPES } from '../core/config/config.js';
+import { sendJson, type Exchange, type MockState } from '../core/http/http.js';
+import { registrationOpen } from '../core/clients/client-metadata.js';
+import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config/config-security.js';
 import { CIBA_DELIVERY_MODES } from '../../oauth/ciba.js';
-import { sendJson, type Exchange, type MockState } from '../core/http.js';
-import { registrationOpen } from '../core/client-metadata.js';
-import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config-security.js';
 import { FAPI2_AUTH_METHODS } from '../../oauth/fapi2.js';
 import { JARM_RESPONSE_MODES } from '../../oauth/jarm.js';
 

@@ -1,15 +1,17 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
-import type { MockClient } from '../core/config.js';
-import { matchPostLogoutRedirectUri } from '../core/config-logout.js';
-import { frontchannelClients, sendFrontChannelPage } from '../core/frontchannel.js';
-import { isFormBody, q, readBody, redirect, singleParams, type Exchange, type MockState } from '../core/http.js';
-import { verifyIdTokenHint, type IdTokenHint } from '../core/id-token-hint.js';
-import { errorPage, escapeHtml, sendPage } from '../core/pages.js';
-import { redirectOrigin, withParams } from '../core/redirect-uri.js';
-import { currentSession } from '../core/session.js';
-import { autoLoginSession, endSessionRecord, findSession } from '../core/sessions.js';
-import { ExpiringMap, type SessionRecord } from '../core/store.js';
-import { serverToken } from '../core/random-pool.js';
+import type { MockClient } from '../core/config/config.js';
+import { matchPostLogoutRedirectUri } from '../core/config/config-logout.js';
+import { frontchannelClients, sendFrontChannelPage } from '../core/sessions/frontchannel.js';
+import { isFormBody, q, readBody, redirect, singleParams, type Exchange, type MockState } from '../core/http/http.js';
+import { verifyIdTokenHint, type IdTokenHint } from '../core/sessions/id-token-hint.js';
+import { escapeHtml } from '../../output/markup.js';
+import { errorPage, sendPage } from '../core/pages/pages.js';
+import { ExpiringMap } from '../core/store/expiring-map.js';
+import { redirectOrigin, withParams } from '../core/clients/redirect-uri.js';
+import { currentSession } from '../core/sessions/session.js';
+import { autoLoginSession, endSessionRecord, findSession } from '../core/sessions/sessions.js';
+import type { SessionRecord } from '../core/store/store.js';
+import { serverToken } from '../core/store/random-pool.js';
 
 /** A validated logout request (RP-Initiated Logout 1.0 section 2). */
 interface LogoutRequest {

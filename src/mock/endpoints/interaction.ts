@@ -1,12 +1,12 @@
 import { constantTimeEqual } from '../../oauth/pkce.js';
-import { continueAuthorization, issueCode, jarmOf, needsConsent, newInteraction, redirectError, showConsent, showLogin } from './authorize.js';
-import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http.js';
-import { denyDevice } from '../core/device.js';
-import { errorPage, sendPage } from '../core/pages.js';
-import { currentSession, startSession, type Session } from '../core/session.js';
-import { afterSignIn } from '../core/sessions.js';
-import type { AuthorizationRequest, InteractionRecord } from '../core/store.js';
-import type { MockClient } from '../core/config.js';
+import { continueAuthorization, issueCode, needsConsent, newInteraction, redirectError, showConsent, showLogin, jarmOf } from './authorize.js';
+import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http/http.js';
+import { denyDevice } from '../core/device/device.js';
+import { errorPage, sendPage } from '../core/pages/pages.js';
+import { currentSession, startSession, type Session } from '../core/sessions/session.js';
+import { afterSignIn } from '../core/sessions/sessions.js';
+import type { AuthorizationRequest, InteractionRecord } from '../core/store/store.js';
+import type { MockClient } from '../core/config/config.js';
 
 /** One message for an unknown account and a wrong password: no user enumeration. */
 export const LOGIN_FAILED = 'Incorrect account name or password.';

@@ -1,9 +1,9 @@
-import { REQUEST_URI_PREFIX, checkAuthorization } from '../core/authorization-params.js';
-import { authenticateClient } from '../core/client-auth.js';
-import { checkDpopProof, nonceHeader } from '../core/dpop.js';
-import { sendJson, sendOAuthError, type Exchange } from '../core/http.js';
-import { serverToken } from '../core/random-pool.js';
-import { securityOf } from '../core/security-store.js';
+import { REQUEST_URI_PREFIX, checkAuthorization } from '../core/authorization/authorization-params.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import { checkDpopProof, nonceHeader } from '../core/tokens/dpop.js';
+import { sendJson, sendOAuthError, type Exchange } from '../core/http/http.js';
+import { serverToken } from '../core/store/random-pool.js';
+import { securityOf } from '../core/store/security-store.js';
 import { formParams } from './token.js';
 
 /** RFC 9126 section 2.2: how long a request_uri may be used (single use). */
@@ -18,7 +18,7 @@ export async function handlePar(ex: Exchange): Promise<void> {
   const values = await formParams(ex);
   if (!values) return;
   // A client ID metadata document names the client: fetched before the client authenticates.
-  if (!(await (await import('../core/client-metadata-document.js')).resolveFormClient(ex, values.get('client_id')))) return;
+  if (!(await (await import('../core/clients/client-metadata-document.js')).resolveFormClient(ex, values.get('client_id')))) return;
   const client = await authenticateClient(ex, values);
   if (!client) return;
   if (values.has('request_uri')) return sendOAuthError(ex, 400, 'invalid_request', 'request_uri must not be pushed (RFC 9126 section 2.1)');

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { constantTimeEqual } from '../../oauth/pkce.js';
-import { checkClientMetadata, registrationOpen } from '../core/client-metadata.js';
-import type { MockClient } from '../core/config.js';
-import { HttpError, readBody, sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http.js';
-import { serverToken } from '../core/random-pool.js';
+import { checkClientMetadata, registrationOpen } from '../core/clients/client-metadata.js';
+import type { MockClient } from '../core/config/config.js';
+import { HttpError, readBody, sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http/http.js';
+import { serverToken } from '../core/store/random-pool.js';
 import { registrationForMcp } from '../mcp/registration.js';
 
 /** Registered clients are bounded, as every store of the mock is: past it, 503 and nothing is dropped. */

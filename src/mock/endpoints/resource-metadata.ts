@@ -1,5 +1,5 @@
-import { sendJson, type Exchange } from '../core/http.js';
-import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadata, targetOfMetadataPath } from '../core/protected-resources.js';
+import { sendJson, type Exchange } from '../core/http/http.js';
+import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadata, targetOfMetadataPath } from '../core/tokens/protected-resources.js';
 
 /**
  * GET /.well-known/oauth-protected-resource{path} (RFC 9728 section 3): the metadata of the protected

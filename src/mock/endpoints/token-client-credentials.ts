@@ -1,9 +1,9 @@
-import type { MockClient } from '../core/config.js';
-import { sendOAuthError, type Exchange } from '../core/http.js';
-import { requestedResources } from '../core/resources.js';
-import { checkRequestedScope } from '../core/scope-check.js';
-import { sendServiceToken } from '../core/service-token.js';
-import type { TokenBinding } from '../core/token-binding.js';
+import type { MockClient } from '../core/config/config.js';
+import { sendOAuthError, type Exchange } from '../core/http/http.js';
+import { checkRequestedScope } from '../core/tokens/scope-check.js';
+import { sendServiceToken } from '../core/tokens/service-token.js';
+import type { TokenBinding } from '../core/tokens/token-binding.js';
+import { requestedResources } from '../core/tokens/resources.js';
 
 /** Scopes that speak for a user or ask for a refresh token: meaningless without one (RFC 6749 section 4.4.3). */
 const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'address', 'phone']);

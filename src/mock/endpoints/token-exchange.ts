@@ -1,12 +1,12 @@
 import { ACCESS_TOKEN_TYPE, ID_JAG_TOKEN_TYPE } from '../../oauth/grant-types.js';
 import { parseScope } from '../../oauth/scope.js';
-import { checkAccessToken } from '../core/access-token.js';
-import type { MockClient } from '../core/config.js';
-import { q, sendOAuthError, type Exchange } from '../core/http.js';
-import { newJti } from '../core/jwt.js';
-import { certificateThumbprint, peerCertificate } from '../core/mtls.js';
-import { sendServiceToken } from '../core/service-token.js';
-import type { TokenBinding } from '../core/token-binding.js';
+import { checkAccessToken } from '../core/tokens/access-token.js';
+import type { MockClient } from '../core/config/config.js';
+import { q, sendOAuthError, type Exchange } from '../core/http/http.js';
+import { newJti } from '../core/tokens/jwt.js';
+import { certificateThumbprint, peerCertificate } from '../core/clients/mtls.js';
+import { sendServiceToken } from '../core/tokens/service-token.js';
+import type { TokenBinding } from '../core/tokens/token-binding.js';
 import { handleIdJagExchange } from './token-id-jag.js';
 
 /**

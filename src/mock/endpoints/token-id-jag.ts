@@ -1,10 +1,10 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { ID_JAG_TOKEN_TYPE, TOKEN_TYPES } from '../../oauth/grant-types.js';
 import { isValidScopeToken, parseScope } from '../../oauth/scope.js';
-import type { MockClient } from '../core/config.js';
-import { q, sendJson, sendOAuthError, type Exchange } from '../core/http.js';
-import { newJti } from '../core/jwt.js';
-import { resourceProblem } from '../core/config-security.js';
+import type { MockClient } from '../core/config/config.js';
+import { q, sendJson, sendOAuthError, type Exchange } from '../core/http/http.js';
+import { newJti } from '../core/tokens/jwt.js';
+import { resourceProblem } from '../core/config/config-security.js';
 
 /** The ID-JAG's lifetime: short, as the draft recommends (it is redeemed at once). */
 const ID_JAG_LIFETIME = 300;

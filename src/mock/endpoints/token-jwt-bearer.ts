@@ -1,12 +1,12 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { ID_JAG_TYP } from '../../oauth/grant-types.js';
 import { parseScope } from '../../oauth/scope.js';
-import type { MockClient } from '../core/config.js';
-import { q, sendOAuthError, type Exchange, type MockState } from '../core/http.js';
-import { ReplayCache } from '../core/replay.js';
-import { knownResources } from '../core/resources.js';
-import { sendServiceToken } from '../core/service-token.js';
-import type { TokenBinding } from '../core/token-binding.js';
+import type { MockClient } from '../core/config/config.js';
+import { q, sendOAuthError, type Exchange, type MockState } from '../core/http/http.js';
+import { ReplayCache } from '../core/store/replay.js';
+import { knownResources } from '../core/tokens/resources.js';
+import { sendServiceToken } from '../core/tokens/service-token.js';
+import type { TokenBinding } from '../core/tokens/token-binding.js';
 import type { IdentityProvider } from '../mcp/config.js';
 
 /** ID-JAG ids remembered until they expire, per issuer: a replayed one is refused (RFC 7523 section 3, item 7). */

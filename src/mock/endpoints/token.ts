@@ -1,25 +1,26 @@
 import { parseAuthorizationDetailsParam, unknownAuthorizationDetailTypes, type AuthorizationDetail } from '../../oauth/authorization-details.js';
 import { codeVerifierProblem, verifyCodeChallenge } from '../../oauth/pkce.js';
-import { serverToken } from '../core/random-pool.js';
+import { serverToken } from '../core/store/random-pool.js';
 import { formatScope, parseScope } from '../../oauth/scope.js';
-import { issueAccessToken } from '../core/access-token.js';
-import { userClaims } from '../core/claims.js';
-import { authenticateClient } from '../core/client-auth.js';
-import type { GrantType, MockClient, MockUser } from '../core/config.js';
-import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http.js';
-import { accessTokenHash, newJti } from '../core/jwt.js';
-import type { NextToken } from '../core/queue.js';
-import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT } from '../../oauth/grant-types.js';
+import { issueAccessToken } from '../core/tokens/access-token.js';
+import { userClaims } from '../core/tokens/claims.js';
+import { authenticateClient } from '../core/clients/client-auth.js';
+import type { GrantType, MockClient, MockUser } from '../core/config/config.js';
+import { isFormBody, q, readBody, sendJson, sendOAuthError, singleParams, type Exchange, type MockState } from '../core/http/http.js';
+import { newJti } from '../core/tokens/jwt.js';
+import { oidcTokenHash } from '../../oauth/token-hash.js';
+import type { NextToken } from '../core/tokens/queue.js';
+import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT, JWT_BEARER_GRANT } from '../../oauth/grant-types.js';
 import { handleClientCredentialsGrant } from './token-client-credentials.js';
 import { handleDeviceCodeGrant } from './token-device.js';
 import { CIBA_GRANT } from '../../oauth/ciba.js';
 import { handleCibaGrant } from '../ciba/grant.js';
 import { handleTokenExchangeGrant } from './token-exchange.js';
+import { audienceOf, tokenResources } from '../core/tokens/resources.js';
+import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/tokens/token-binding.js';
+import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions/sessions.js';
+import type { ClaimsRequest, SessionRecord } from '../core/store/store.js';
 import { handleJwtBearerGrant } from './token-jwt-bearer.js';
-import { audienceOf, tokenResources } from '../core/resources.js';
-import { confirmation, tokenRequestBinding, tokenResponseHeaders, tokenTypeOf, type TokenBinding } from '../core/token-binding.js';
-import { addSessionClaims, rememberUserinfoClaims } from '../core/sessions.js';
-import type { ClaimsRequest, SessionRecord } from '../core/store.js';
 import type { JWTPayload } from 'jose';
 
 /**
@@ -280,6 +281,7 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
     body.refresh_token = refreshToken;
   }
   if (grant.scopes.includes('openid')) {
+    const keys = await state.keys();
     const claims: JWTPayload = {
       iss: state.issuer,
       sub: user.sub,
@@ -288,13 +290,13 @@ export async function tokenResponse(state: MockState, client: MockClient, grant:
       iat,
       exp: iat + lifetimes.idToken,
       auth_time: Math.floor(grant.authTime / 1000),
-      at_hash: accessTokenHash(accessToken),
+      at_hash: oidcTokenHash(accessToken, keys.alg),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...userClaims(user, grant.scopes),
     };
     if (grant.session !== undefined || grant.claims !== undefined) addSessionClaims(claims, grant.session, user, grant.claims);
     if (grant.claims !== undefined) rememberUserinfoClaims(state, grant.jti, grant.claims.userinfo, (iat + lifetime) * 1000);
-    body.id_token = await (await state.keys()).signIdToken(next.claims ? Object.assign(claims, next.claims) : claims);
+    body.id_token = await keys.signIdToken(next.claims ? Object.assign(claims, next.claims) : claims);
   }
   return body;
 }

@@ -1,10 +1,11 @@
 import { parseScope } from '../../oauth/scope.js';
-import { checkAccessToken } from '../core/access-token.js';
-import { possessionProblem } from '../core/bound-token.js';
-import { REALM } from '../core/client-auth.js';
-import { errorDescription, quoted, sendJson, type Exchange } from '../core/http.js';
-import { mcpMetadataUrl, mcpTarget } from '../core/protected-resources.js';
-import type { AccessTokenClaims } from '../core/store.js';
+import { checkAccessToken } from '../core/tokens/access-token.js';
+import { possessionProblem } from '../core/tokens/bound-token.js';
+import { REALM } from '../core/clients/client-auth.js';
+import { errorDescription, sendJson, type Exchange } from '../core/http/http.js';
+import { quotedString } from '../../oauth/www-authenticate.js';
+import { mcpMetadataUrl, mcpTarget } from '../core/tokens/protected-resources.js';
+import type { AccessTokenClaims } from '../core/store/store.js';
 
 const REFUSALS = { invalid: 'the access token is not valid for this MCP server', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
 
@@ -17,9 +18,9 @@ const REFUSALS = { invalid: 'the access token is not valid for this MCP server',
 function challenge(ex: Exchange, scope: string[], error?: string, description?: string): string {
   const metadata = mcpMetadataUrl(ex.state);
   const params = [`realm="${REALM}"`];
-  if (error) params.push(`error="${error}"`, `error_description=${quoted(errorDescription(description ?? ''))}`);
-  if (metadata) params.push(`resource_metadata=${quoted(metadata)}`);
-  if (scope.length > 0) params.push(`scope=${quoted(scope.join(' '))}`);
+  if (error) params.push(`error="${error}"`, `error_description=${quotedString(errorDescription(description ?? ''))}`);
+  if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
+  if (scope.length > 0) params.push(`scope=${quotedString(scope.join(' '))}`);
   return `Bearer ${params.join(', ')}`;
 }
 

@@ -1,7 +1,7 @@
-import { errorDescription, readBody, respond, sendJson, type Exchange } from '../core/http.js';
-import { isLoopbackHost } from '../core/loopback.js';
-import { mcpTarget, resourceMetadata } from '../core/protected-resources.js';
-import type { AccessTokenClaims } from '../core/store.js';
+import { errorDescription, readBody, respond, sendJson, type Exchange } from '../core/http/http.js';
+import { isLoopbackHost } from '../../oauth/loopback.js';
+import { mcpTarget, resourceMetadata } from '../core/tokens/protected-resources.js';
+import type { AccessTokenClaims } from '../core/store/store.js';
 import { hasScopes, mcpBearer, refuse } from './authorization.js';
 import { failure, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, parseMessage, result, sseEvent, type JsonRpcId } from './jsonrpc.js';
 import { endSession, findSession, ownerOf, startSession } from './sessions.js';

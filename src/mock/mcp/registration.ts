@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../oauth/json.js';
 import { parseScope } from '../../oauth/scope.js';
-import type { MockState } from '../core/http.js';
-import { mcpTarget } from '../core/protected-resources.js';
+import type { MockState } from '../core/http/http.js';
+import { mcpTarget } from '../core/tokens/protected-resources.js';
 
 /**
  * The scope a client registers with when it registers for the MCP server: an MCP client registers with

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MockState } from '../core/http.js';
+import type { MockState } from '../core/http/http.js';
 
 /** An MCP session (Streamable HTTP, session management): the protocol version it negotiated and whose it is. */
 export interface McpSession {

@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../oauth/json.js';
-import type { AccessTokenClaims } from '../core/store.js';
+import type { AccessTokenClaims } from '../core/store/store.js';
 import type { McpConfig } from './config.js';
 
 /** The tools of the mock's MCP server (MCP 2025-11-25, server/tools): each a fixed answer about the caller or its input. */

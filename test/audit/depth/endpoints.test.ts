@@ -3,7 +3,7 @@ import { loadMockConfig } from '../../../src/mock/index.js';
 import { AUTHORIZATION_ENDPOINT_PROBES } from '../../../src/audit/probes/authorization-endpoint/index.js';
 import { TOKEN_ENDPOINT_PROBES } from '../../../src/audit/probes/token-endpoint/index.js';
 import { PKCE_PROBES } from '../../../src/audit/probes/pkce/index.js';
-import { ID_TOKEN_PROBES } from '../../../src/audit/probes/id-tokens/index.js';
+import { ID_TOKEN_PROBES } from '../../../src/audit/probes/id-token/index.js';
 import { codeRedirect, editJwt, form, rewriteJson, startWeakenedMock, tokens, type Answer, type SeenRequest, type Weakness, type WeakenedMock } from '../helpers/tamper-proxy.js';
 import { auditJson, statusesOf } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from
 
 /**
  * A small authorization server with PAR, DPoP, private_key_jwt and request objects, correct by
- * default, with one switch per weakness the second round's audit probes look for. It logs in
+ * default, with one switch per weakness the PAR, DPoP, JWT and request object probes look for. It logs in
  * automatically (authorize redirects at once) and ignores PKCE (other probes test that).
  */
 export interface SecuredWeaknesses {

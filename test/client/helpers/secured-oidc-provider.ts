@@ -37,7 +37,7 @@ export interface SecuredOptions {
 }
 
 /**
- * panva/oidc-provider 9 in-process with what the second round's client features need: PAR, DPoP,
+ * panva/oidc-provider 9 in-process with what the secured client features need: PAR, DPoP,
  * private_key_jwt and client_secret_jwt, request objects and resource indicators, its development
  * login and consent pages. Clients:
  * - native-cli: public, PKCE;   web-app: client_secret_basic;   csjwt-app: client_secret_jwt;

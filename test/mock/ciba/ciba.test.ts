@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateMockConfig } from '../../../src/mock/core/config.js';
+import { validateMockConfig } from '../../../src/mock/core/config/config.js';
 import { CIBA_GRANT } from '../../../src/oauth/ciba.js';
 import { adminRequest, basic, Browser, formFields, pkceTokens, postForm, startMock } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { codeOf } from '../../outcomes.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 3.1.2: a redirect URI MUST NOT include a fragment. */

@@ -1,4 +1,4 @@
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 3.1.2 and RFC 9700 section 4.1: a javascript: redirect URI is never followed. */

@@ -1,5 +1,5 @@
-import { describeExchange, issuedTokens } from '../../context.js';
-import { refusal } from '../pkce-required.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 const UNKNOWN = 'oauthctl-audit-unknown-scope';

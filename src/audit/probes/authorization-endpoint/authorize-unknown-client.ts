@@ -1,4 +1,4 @@
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 4.1.2.1: with an unknown client_id the server MUST NOT redirect; it tells the user. */

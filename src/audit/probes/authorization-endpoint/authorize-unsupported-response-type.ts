@@ -1,5 +1,5 @@
 import { codeOf } from '../../outcomes.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 4.1.2.1: a response type the server does not support is refused with unsupported_response_type. */

@@ -1,5 +1,5 @@
 import { pollCiba, requestCiba } from '../../ciba.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** CIBA Core 1.0 section 11: an auth_req_id is redeemed by the client it was issued to, no other (invalid_grant). */

@@ -1,5 +1,5 @@
 import { cibaEndpointOf, sendBackchannelRequest } from '../../ciba.js';
-import { describeExchange } from '../../context.js';
+import { describeExchange } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** CIBA Core 1.0 section 7.1: the scope of a backchannel authentication request must include openid. */

@@ -1,5 +1,5 @@
 import { pollCiba, requestCiba } from '../../ciba.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**

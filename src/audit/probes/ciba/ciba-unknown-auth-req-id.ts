@@ -1,5 +1,5 @@
 import { cibaEndpointOf, pollCiba } from '../../ciba.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /** CIBA Core 1.0 section 11: an auth_req_id the server never issued is invalid_grant. */

@@ -1,5 +1,5 @@
 import { cibaScope, sendBackchannelRequest } from '../../ciba.js';
-import { describeExchange } from '../../context.js';
+import { describeExchange } from '../../exchanges.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 import { randomToken } from '../../../oauth/random.js';
 

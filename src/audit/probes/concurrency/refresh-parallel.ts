@@ -1,4 +1,4 @@
-import { issuedTokens } from '../../context.js';
+import { issuedTokens } from '../../exchanges.js';
 import { freshTokens } from '../../fresh-tokens.js';
 import { race, raceSummary, PARALLEL_REQUESTS } from '../../parallel.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { authorizeDevice, completeUriOf } from '../../device.js';
 import { DEVICE_CODE_GRANT } from '../../../oauth/grant-types.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';

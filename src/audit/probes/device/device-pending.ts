@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { authorizeDevice, pollDevice } from '../../device.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 

@@ -1,5 +1,5 @@
 import { decodeJwtUnverified } from '../../../oauth/jwt.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, redeemWithProof } from '../../dpop-requests.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 

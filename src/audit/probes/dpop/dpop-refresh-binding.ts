@@ -1,6 +1,6 @@
 import { generateDpopKey } from '../../../client/keys.js';
 import { createDpopProof } from '../../../oauth/dpop.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, nonceAsked, redeemWithProof } from '../../dpop-requests.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 

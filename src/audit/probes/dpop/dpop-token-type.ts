@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, redeemWithProof } from '../../dpop-requests.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 

@@ -1,5 +1,5 @@
 import { requireJwtClient } from '../../client-assertions.js';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** FAPI 2.0 Security Profile section 5.3.2.1: the issuer identifier is the only aud a client assertion may have. */

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { FAPI2_MAX_CODE_SECONDS } from '../../../oauth/fapi2.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 

@@ -1,5 +1,5 @@
 import { fail, pass, type AuditProbe } from '../../types.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 
 /** FAPI 2.0 Security Profile section 5.3.2.2: PKCE with S256 for every client, confidential ones too. */
 export const fapi2PkceRequiredProbe: AuditProbe = {

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** FAPI 2.0 Security Profile section 5.3.2.1: sender-constrained access tokens only (DPoP or mTLS), never a bearer token. */

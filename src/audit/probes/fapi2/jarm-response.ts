@@ -1,7 +1,7 @@
 import { decodeJwtUnverified } from '../../../oauth/jwt.js';
 import { checkJarmClaims, isJarmResponseMode } from '../../../oauth/jarm.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 
 /** JARM section 2.1 recommends a short life; more than this is reported. */
 const LONGEST_RESPONSE_SECONDS = 600;

@@ -1,5 +1,5 @@
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 
 /** RFC 9396 section 5: authorization_details of a type the server does not know is refused (invalid_authorization_details). */
 export const rarUnknownTypeProbe: AuditProbe = {

@@ -1,4 +1,6 @@
 import type { AuditProbe } from '../../types.js';
+import { clientAssertionExpiredProbe } from './client-assertion-expired.js';
+import { jarUnsignedProbe } from './jar-unsigned.js';
 import { clientAssertionAlgNoneProbe } from './client-assertion-alg-none.js';
 import { clientAssertionBadSignatureProbe } from './client-assertion-bad-signature.js';
 import { clientAssertionCritProbe } from './client-assertion-crit.js';
@@ -17,6 +19,8 @@ import { requestObjectJwkHeaderProbe } from './request-object-jwk-header.js';
 
 /** The server's acceptance of the client's JWTs: client assertions (RFC 7523) and request objects (RFC 9101). */
 export const JWT_PROBES: readonly AuditProbe[] = [
+  clientAssertionExpiredProbe,
+  jarUnsignedProbe,
   clientAssertionAlgNoneProbe,
   clientAssertionHs256PublicKeyProbe,
   clientAssertionBadSignatureProbe,

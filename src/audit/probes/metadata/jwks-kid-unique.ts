@@ -1,4 +1,5 @@
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
+import { jsonObject } from '../../json-body.js';
 
 /** RFC 7517 section 4.5: keys of one set are told apart by kid; two keys with one kid make the choice the token's. */
 export const jwksKidUniqueProbe: AuditProbe = {
@@ -12,12 +13,7 @@ export const jwksKidUniqueProbe: AuditProbe = {
     const uri = ctx.endpoint('jwks_uri');
     if (uri === undefined) return skip('no jwks_uri in the metadata (give --jwks-uri)');
     const res = await ctx.http.request(uri, { headers: { accept: 'application/json' } });
-    let keys: unknown;
-    try {
-      keys = (JSON.parse(res.body) as { keys?: unknown }).keys;
-    } catch {
-      keys = undefined;
-    }
+    const keys = jsonObject(res.body, `the answer of ${uri}`)?.keys;
     if (res.status !== 200 || !Array.isArray(keys)) return skip(`${uri} is no key set (HTTP ${res.status}); see the jwks probe`);
     const kids = keys.map((k) => (k && typeof k === 'object' ? (k as Record<string, unknown>).kid : undefined));
     const seen = new Set<unknown>();

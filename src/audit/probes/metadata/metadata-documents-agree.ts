@@ -1,5 +1,6 @@
 import { metadataDocument } from '../../metadata-document.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
+import { jsonObject } from '../../json-body.js';
 
 const COMPARED = ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint', 'introspection_endpoint', 'pushed_authorization_request_endpoint'];
 
@@ -23,11 +24,9 @@ export const metadataDocumentsAgreeProbe: AuditProbe = {
     for (const url of urls) {
       const res = await ctx.http.request(url, { headers: { accept: 'application/json' } });
       if (res.status !== 200) return skip(`only one document: ${url} answered HTTP ${res.status}`);
-      try {
-        documents.push(JSON.parse(res.body) as Record<string, unknown>);
-      } catch {
-        return fail(`${url} is not JSON`);
-      }
+      const document = jsonObject(res.body, `the answer of ${url}`);
+      if (document === undefined) return fail(`${url} is not a JSON object`);
+      documents.push(document);
     }
     const [oauth, oidc] = documents as [Record<string, unknown>, Record<string, unknown>];
     const differ = COMPARED.filter((field) => oauth[field] !== undefined && oidc[field] !== undefined && oauth[field] !== oidc[field]);

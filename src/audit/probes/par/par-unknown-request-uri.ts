@@ -1,6 +1,6 @@
 import { codeOf } from '../../outcomes.js';
 import { parEndpointOf } from '../../par-endpoint.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from '../pkce/pkce-required.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 9126 section 4: a request_uri the server never issued gets no code. */

@@ -1,5 +1,5 @@
 import { codeOf } from '../../outcomes.js';
-import { refusal } from '../pkce-required.js';
+import { refusal } from './pkce-required.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
 /** RFC 7636 section 4.4.1: a code_challenge_method the server does not support is refused. */

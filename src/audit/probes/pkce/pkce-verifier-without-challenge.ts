@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /**

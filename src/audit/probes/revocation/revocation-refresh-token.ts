@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { freshTokens } from '../../fresh-tokens.js';
 import { describeResponse } from '../../outcomes.js';
 import { revoke } from '../../token-management.js';

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 9700 section 2.4: the resource owner password credentials grant MUST NOT be used. */

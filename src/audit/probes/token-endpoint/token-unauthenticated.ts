@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 sections 3.2.1 and 4.1.3: a confidential client authenticates at the token endpoint; without it, no tokens. */

@@ -1,4 +1,4 @@
-import { describeExchange, issuedTokens } from '../../context.js';
+import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
 /** RFC 6749 section 5.2: a grant type the server does not support is refused with unsupported_grant_type. */

@@ -1,4 +1,6 @@
 import type { AuditProbe } from '../../types.js';
+import { refreshRotationProbe } from './refresh-rotation.js';
+import { tokenNoStoreProbe } from './token-no-store.js';
 import { accessTokenEntropyProbe } from './access-token-entropy.js';
 import { accessTokenJwtClaimsProbe } from './access-token-jwt-claims.js';
 import { accessTokenJwtTypProbe } from './access-token-jwt-typ.js';
@@ -9,8 +11,10 @@ import { refreshTokenClientBindingProbe } from './refresh-token-client-binding.j
 import { refreshTokenEntropyProbe } from './refresh-token-entropy.js';
 import { tokenTypeProbe } from './token-type.js';
 
-/** Tokens: entropy of codes and tokens, lifetimes, types, what refresh tokens allow. */
+/** Tokens: refresh rotation, caching, entropy of codes and tokens, lifetimes, types, what refresh tokens allow. */
 export const TOKEN_PROBES: readonly AuditProbe[] = [
+  refreshRotationProbe,
+  tokenNoStoreProbe,
   codeEntropyProbe,
   accessTokenEntropyProbe,
   refreshTokenEntropyProbe,

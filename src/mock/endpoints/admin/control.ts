@@ -1,17 +1,17 @@
 import { parseScope, formatScope } from '../../../oauth/scope.js';
-import { validateClient, validateUser, type MockClient, type MockScope, type MockUser } from '../../core/config.js';
-import { SIGNATURE_KINDS } from '../../core/broken-token.js';
-import type { MockState } from '../../core/http.js';
-import { MAX_QUEUED } from '../../core/queue.js';
-import { checkProtectedResource } from '../../core/config-resource.js';
-import { resourceMetadataUrl } from '../../core/protected-resources.js';
+import { validateClient, validateUser, type MockClient, type MockScope, type MockUser } from '../../core/config/config.js';
+import { SIGNATURE_KINDS } from '../../core/tokens/broken-token.js';
+import type { MockState } from '../../core/http/http.js';
+import { MAX_QUEUED } from '../../core/tokens/queue.js';
+import { checkProtectedResource } from '../../core/config/config-resource.js';
+import { resourceMetadataUrl } from '../../core/tokens/protected-resources.js';
 
 /** Protected resources added at run time are bounded, as every store of the mock is. */
 const MAX_PROTECTED_RESOURCES = 100;
-import { endSessions, listSessions, type MockSession } from '../../core/sessions.js';
-import { describeRequest, type MockRequest } from '../../core/request-log.js';
+import { endSessions, listSessions, type MockSession } from '../../core/sessions/sessions.js';
+import { describeRequest, type MockRequest } from '../../core/http/request-log.js';
+import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse, fields } from './input.js';
 import { decideCibaRequest, pendingCibaRequest } from '../../ciba/decide.js';
-import { fields, MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse } from './input.js';
 
 /**
  * What the admin API does, once for HTTP (/_mock/, handlers.ts) and for library mode (the methods of
@@ -30,7 +30,7 @@ export async function issueToken(state: MockState, input: IssueTokenInput): Prom
   if (notAllowed.length > 0) throw new MockAdminError('scope', `client ${client.clientId} may not have scope ${notAllowed.join(' ')} (it may have: ${formatScope([...client.scopes])})`);
   const known = [...state.config.users.values()].find((u) => u.sub === t.sub) ?? state.config.users.get(t.sub);
   const user: MockUser = known ?? { username: t.sub, password: '', sub: t.sub, claims: {} };
-  const [{ tokenResponse }, { newJti }, { serverToken }] = await Promise.all([import('../token.js'), import('../../core/jwt.js'), import('../../core/random-pool.js')]);
+  const [{ tokenResponse }, { newJti }, { serverToken }] = await Promise.all([import('../token.js'), import('../../core/tokens/jwt.js'), import('../../core/store/random-pool.js')]);
   const now = state.now();
   const jti = newJti();
   const lifetime = t.expiresIn ?? state.config.lifetimes.accessToken;

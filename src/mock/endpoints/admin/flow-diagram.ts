@@ -1,5 +1,5 @@
 import { REQUEST_PARAMS, type Lifeline, type SequenceDiagram, type SequenceMessage } from '../../../output/sequence-diagram.js';
-import type { RecordedRequest } from '../../core/request-log.js';
+import type { RecordedRequest } from '../../core/http/request-log.js';
 
 /** The endpoints a browser visits (pages); the others are called by the client, `api` being the resource. */
 const USER_AGENT_ENDPOINTS: ReadonlySet<string> = new Set(['authorize', 'login', 'consent', 'device', 'logout']);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Exchange, MockState } from '../../core/http.js';
+import type { Exchange, MockState } from '../../core/http/http.js';
 
 /** At most this many pages listen at once: each holds a connection, and more are refused (503). */
 const MAX_LISTENERS = 16;

@@ -1,7 +1,7 @@
+import { respond, singleParams, STYLESHEET_PATH, type Exchange } from '../../core/http/http.js';
+import { escapeHtml } from '../../../output/markup.js';
+import { paramsObject, type RecordedRequest } from '../../core/http/request-log.js';
 import { createHash } from 'node:crypto';
-import { respond, singleParams, STYLESHEET_PATH, type Exchange } from '../../core/http.js';
-import { escapeHtml } from '../../core/pages.js';
-import { paramsObject, type RecordedRequest } from '../../core/request-log.js';
 import { renderSequenceSvg } from '../../../output/sequence-svg.js';
 import { flowDiagram } from './flow-diagram.js';
 

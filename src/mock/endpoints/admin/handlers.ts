@@ -1,9 +1,9 @@
-import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http.js';
-import { hostOfHeader, isLoopbackHost } from '../../core/loopback.js';
-import { addClient, addResource, addUser, clearRequests, decideCiba, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions } from './control.js';
+import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http/http.js';
+import { hostOfHeader, isLoopbackHost } from '../../../oauth/loopback.js';
+import { addClient, addResource, addUser, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions, decideCiba } from './control.js';
 import { sendFlowsEvents } from './flows-events.js';
 import { sendFlowsPage } from './flows-page.js';
-import { findSession } from '../../core/sessions.js';
+import { findSession } from '../../core/sessions/sessions.js';
 import { MockAdminError, type EnqueueInput, type IssueTokenInput } from './input.js';
 
 type Handler = (ex: Exchange) => void | Promise<void>;

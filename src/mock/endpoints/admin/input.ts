@@ -1,5 +1,5 @@
-import { MAX_LIFETIME } from '../../core/config.js';
-import { BROKEN_TOKEN_KINDS, type BrokenTokenKind, type Fault } from '../../core/queue.js';
+import { MAX_LIFETIME } from '../../core/config/config.js';
+import { BROKEN_TOKEN_KINDS, type BrokenTokenKind, type Fault } from '../../core/tokens/queue.js';
 import { isJsonObject } from '../../../oauth/json.js';
 
 /** An admin request or library call with bad input: `field` names what is wrong (400 over HTTP). */

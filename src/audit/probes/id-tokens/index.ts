@@ -1,9 +1,0 @@
-import type { AuditProbe } from '../../types.js';
-import { idTokenAlgAnnouncedProbe } from './id-token-alg-announced.js';
-import { idTokenKidKnownProbe } from './id-token-kid-known.js';
-import { idTokenLifetimeProbe } from './id-token-lifetime.js';
-import { idTokenRefreshProbe } from './id-token-refresh.js';
-import { idTokenSubStableProbe } from './id-token-sub-stable.js';
-
-/** ID tokens (OpenID Connect Core): algorithm, key, lifetime, a stable sub, refresh. */
-export const ID_TOKEN_PROBES: readonly AuditProbe[] = [idTokenAlgAnnouncedProbe, idTokenKidKnownProbe, idTokenLifetimeProbe, idTokenSubStableProbe, idTokenRefreshProbe];

@@ -1,0 +1,33 @@
+import { resourceChallenge } from '../../../oauth/resource-metadata.js';
+import { mcpInitialize, resourceDiscovery, resourceUrl } from '../../protected-resource.js';
+import { fail, pass, skip, type AuditProbe } from '../../types.js';
+
+/**
+ * RFC 9728 section 5.1: a 401 of the resource names its metadata, so that a client can find the
+ * authorization server. A resource that answers a GET with something that is no decision about
+ * authorization (an MCP server's 405) is asked as MCP clients ask it: a POST of initialize.
+ */
+export const resourceChallengeProbe: AuditProbe = {
+  id: 'resource-401-metadata',
+  title: 'the 401 carries WWW-Authenticate with resource_metadata',
+  rfc: 'RFC 9728 §5.1',
+  category: 'protected-resource',
+  threat: 'RFC 9728 §5.1',
+  remedy: 'answer a call without a token with 401 and WWW-Authenticate: Bearer resource_metadata="<metadata URL>"',
+  async run(ctx) {
+    const found = await resourceDiscovery(ctx);
+    let status = found.probe.status;
+    let metadata = found.probe.resourceMetadata;
+    let asked = 'a GET';
+    if (status !== 401 && (status < 200 || status >= 300)) {
+      const mcp = await mcpInitialize(ctx, resourceUrl(ctx));
+      if (mcp.status !== 401) return skip(`not tested: HTTP ${status} to a GET and HTTP ${mcp.status} to a POST of MCP initialize without a token, neither a decision about authorization`);
+      ({ status } = mcp);
+      metadata = resourceChallenge(mcp.headers['www-authenticate']).resourceMetadata;
+      asked = 'a POST of MCP initialize';
+    }
+    if (status !== 401) return fail(`${resourceUrl(ctx)} answered HTTP ${status} to ${asked} without a token, not 401`);
+    if (metadata === undefined) return fail(`the 401 to ${asked} has no resource_metadata in its WWW-Authenticate challenge`);
+    return pass(`401 to ${asked} with resource_metadata="${metadata}"`);
+  },
+};
