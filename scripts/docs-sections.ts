@@ -1,4 +1,7 @@
 import { environmentTable } from '../src/cli/environment.js';
+import { probeReferenceMarkdown } from '../src/audit/list.js';
+import { PROBES } from '../src/audit/probes/index.js';
+import { FAPI2_PROBES } from '../src/audit/probes/fapi2/index.js';
 
 /** A part of a docs page made from the code. */
 export interface GeneratedSection {
@@ -9,7 +12,11 @@ export interface GeneratedSection {
 }
 
 export async function generatedSections(): Promise<GeneratedSection[]> {
-  return [{ page: 'docs/configuration.md', source: 'src/cli/environment.ts', text: environmentTable() }];
+  return [
+    { page: 'docs/configuration.md', source: 'src/cli/environment.ts', text: environmentTable() },
+    // Every probe: what `audit --list` prints, then the FAPI 2.0 ones (run by --plan fapi2).
+    { page: 'docs/audit-probes.md', source: 'src/audit/probes', text: probeReferenceMarkdown([...PROBES, ...FAPI2_PROBES]).trimEnd() },
+  ];
 }
 
 /** The page with the section between `<!-- generated from SOURCE ... -->` and `<!-- end of generated -->` replaced. */

@@ -6,7 +6,7 @@ import { generatedSections, replaceSection } from '../../scripts/docs-sections.j
 import { ENVIRONMENT } from '../../src/cli/environment.js';
 
 describe('generated docs', () => {
-  it.each(['docs/configuration.md'])('%s is up to date (run npm run docs to write it)', async (page) => {
+  it.each(['docs/configuration.md', 'docs/audit-probes.md'])('%s is up to date (run npm run docs to write it)', async (page) => {
     const content = readFileSync(page, 'utf8');
     let expected = content;
     for (const section of (await generatedSections()).filter((s) => s.page === page)) expected = replaceSection(expected, section.source, section.text);
