@@ -1,10 +1,8 @@
 import { pollTooSoon } from '../../oauth/polling.js';
 import type { MockClient } from '../core/config/config.js';
 import { sendOAuthError, type Exchange } from '../core/http/http.js';
-import { newJti } from '../core/tokens/jwt.js';
-import { serverToken } from '../core/store/random-pool.js';
 import type { TokenBinding } from '../core/tokens/token-binding.js';
-import type { SendUserTokens } from '../endpoints/token-device.js';
+import { redeemApprovedGrant, type SendUserTokens } from '../endpoints/token-device.js';
 import { cibaRequests } from './store.js';
 
 /**
@@ -29,26 +27,5 @@ export async function handleCibaGrant(ex: Exchange, client: MockClient, values: 
     return sendOAuthError(ex, 400, 'slow_down', `polled sooner than the interval; wait ${record.interval} s between polls from now on (CIBA Core section 11)`);
   }
   if (record.status === 'pending') return sendOAuthError(ex, 400, 'authorization_pending', 'the user has not decided yet (CIBA Core section 11)');
-  // Room first (a full store refuses with 503 and the request stays approved), then redeemed before the
-  // first await, so that a concurrent second token request already sees it.
-  const offline = record.scopes.includes('offline_access');
-  state.store.ensureRoomForTokens(state.config.accessTokenFormat === 'opaque', offline);
-  record.status = 'redeemed';
-  const family = offline ? serverToken(128) : undefined;
-  const jti = newJti();
-  if (family) {
-    const familyRecord = { revoked: false, expiresAt: now + state.config.lifetimes.refreshToken * 1000 };
-    state.store.families.set(family, familyRecord);
-    state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
-  }
-  await sendTokens(ex, client, {
-    username: record.username,
-    scopes: record.scopes,
-    refreshScopes: record.scopes,
-    authTime: record.authTime ?? now,
-    jti,
-    binding,
-    ...(family ? { family } : {}),
-    ...(record.session ? { session: record.session } : {}),
-  });
+  await redeemApprovedGrant(ex, client, record, record.username, binding, sendTokens);
 }

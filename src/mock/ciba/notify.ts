@@ -1,5 +1,6 @@
 import type { MockClient } from '../core/config/config.js';
 import type { MockState } from '../core/http/http.js';
+import { postToClient } from '../core/http/post-to-client.js';
 
 /** How long the ping may take, connect to last byte; the body of the answer is never read. */
 export const PING_TIMEOUT_MS = 5000;
@@ -14,22 +15,7 @@ export async function sendPing(state: MockState, client: MockClient, authReqId: 
   const uri = client.cibaNotificationEndpoint;
   if (uri === undefined) return;
   const body = JSON.stringify({ auth_req_id: authReqId });
-  const started = performance.now();
-  let status = 0;
-  let problem: string | undefined;
-  try {
-    const res = await fetch(uri, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${notificationToken}` },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(PING_TIMEOUT_MS),
-    });
-    status = res.status;
-    await res.body?.cancel();
-  } catch (err) {
-    problem = (err as Error).name === 'TimeoutError' ? `no answer within ${PING_TIMEOUT_MS} ms` : `could not connect: ${(err as Error).message}`;
-  }
+  const { status, problem, durationMs } = await postToClient(uri, { 'Content-Type': 'application/json', Authorization: `Bearer ${notificationToken}` }, body, PING_TIMEOUT_MS);
   const delivered = status === 200 || status === 204;
   state.requests.add({
     id: state.requests.newId(),
@@ -46,7 +32,7 @@ export async function sendPing(state: MockState, client: MockClient, authReqId: 
     outcome: delivered ? 'CIBA ping delivered' : 'CIBA ping not delivered',
     error: delivered ? undefined : 'delivery_failed',
     errorDescription: delivered ? undefined : (problem ?? `answered ${status}`),
-    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    durationMs,
     flow: undefined,
     fault: undefined,
   });

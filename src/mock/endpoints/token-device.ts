@@ -42,8 +42,25 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
   if (record.status === 'pending' || record.username === undefined) {
     return sendOAuthError(ex, 400, 'authorization_pending', 'the user has not finished at the verification page yet');
   }
-  // Room first (a full store refuses with 503 and the code stays approved), then redeemed before the
-  // first await, so that a concurrent second poll already sees it.
+  await redeemApprovedGrant(ex, client, record, record.username, binding, sendTokens);
+}
+
+/** A grant a user approved elsewhere (a device code, a CIBA request), as the token endpoint redeems it. */
+export interface ApprovedGrant {
+  status: string;
+  scopes: string[];
+  authTime?: number | undefined;
+  session?: SessionRecord | undefined;
+}
+
+/**
+ * Issues the tokens of an approved decoupled grant (RFC 8628 section 3.5, CIBA Core section 10.1.1):
+ * room in the store first (a full store refuses with 503 and the grant stays approved), then the grant
+ * marked redeemed before the first await, so that a concurrent second poll already sees it.
+ */
+export async function redeemApprovedGrant(ex: Exchange, client: MockClient, record: ApprovedGrant, username: string, binding: TokenBinding, sendTokens: SendUserTokens): Promise<void> {
+  const { state } = ex;
+  const now = state.now();
   const offline = record.scopes.includes('offline_access');
   state.store.ensureRoomForTokens(state.config.accessTokenFormat === 'opaque', offline);
   record.status = 'redeemed';
@@ -55,7 +72,7 @@ export async function handleDeviceCodeGrant(ex: Exchange, client: MockClient, va
     state.store.addToFamily(family, familyRecord, jti, now + state.config.lifetimes.accessToken * 1000);
   }
   await sendTokens(ex, client, {
-    username: record.username,
+    username,
     scopes: record.scopes,
     refreshScopes: record.scopes,
     authTime: record.authTime ?? now,

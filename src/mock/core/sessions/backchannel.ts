@@ -1,6 +1,7 @@
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../../oauth/logout-token.js';
 import type { MockClient } from '../config/config.js';
 import type { MockState } from '../http/http.js';
+import { postToClient } from '../http/post-to-client.js';
 import { newJti } from '../tokens/jwt.js';
 import type { SessionRecord } from '../store/store.js';
 
@@ -48,22 +49,7 @@ async function deliver(state: MockState, client: MockClient, session: SessionRec
   for (let attempt = 1; attempt <= DELIVERY_ATTEMPTS; attempt++) {
     const token = await logoutToken(state, client, session);
     const form = `logout_token=${token}`;
-    const started = performance.now();
-    let status = 0;
-    let problem: string | undefined;
-    try {
-      const res = await fetch(uri, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-store' },
-        body: form,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      status = res.status;
-      await res.body?.cancel();
-    } catch (err) {
-      problem = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : `could not connect: ${(err as Error).message}`;
-    }
+    const { status, problem, durationMs } = await postToClient(uri, { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-store' }, form, DELIVERY_TIMEOUT_MS);
     const delivered = status === 200;
     const last = attempt === DELIVERY_ATTEMPTS;
     const what = problem ?? `answered ${status}`;
@@ -82,7 +68,7 @@ async function deliver(state: MockState, client: MockClient, session: SessionRec
       outcome: `back-channel logout (${cause}) ${delivered ? 'delivered' : last ? `failed after ${attempt} attempts` : 'not delivered, will retry'}, attempt ${attempt}`,
       error: delivered ? undefined : 'delivery_failed',
       errorDescription: delivered ? undefined : what,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      durationMs,
       flow,
       fault: undefined,
     });
