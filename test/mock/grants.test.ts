@@ -94,7 +94,15 @@ describe('discovery and configuration of the grants', () => {
     const server = await startMock();
     const metadata = (await (await fetch(`${server.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(metadata.device_authorization_endpoint).toBe(`${server.issuer}/device_authorization`);
-    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', CLIENT_CREDENTIALS_GRANT, TOKEN_EXCHANGE_GRANT, DEVICE_CODE_GRANT, 'urn:openid:params:grant-type:ciba', JWT_BEARER_GRANT]);
+    expect(metadata.grant_types_supported).toEqual([
+      'authorization_code',
+      'refresh_token',
+      CLIENT_CREDENTIALS_GRANT,
+      TOKEN_EXCHANGE_GRANT,
+      DEVICE_CODE_GRANT,
+      'urn:openid:params:grant-type:ciba',
+      JWT_BEARER_GRANT,
+    ]);
   });
 
   it('validates grant_types, token_exchange, device_code_lifetime and device_interval, naming the field', () => {
