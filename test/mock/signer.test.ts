@@ -86,7 +86,7 @@ describe('the batched signing thread', () => {
     // every signature: a few hundred tokens a second.
     const script = `
       import { generateKeyPairSync, verify } from 'node:crypto';
-      import { createJwsSigner } from './dist/mock/core/signer.js';
+      import { createJwsSigner } from './dist/mock/core/keys/signer.js';
       let threads = 0;
       process.on('worker', (w) => { threads++; w.on('error', (e) => console.error('thread error: ' + e.message)); });
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -147,7 +147,7 @@ export interface AuthorizationRequest {
   acrValues?: string[];
   claims?: ClaimsRequest;
   formPost?: boolean;
-  /** JARM: the response goes back as a signed JWT (src/mock/core/jarm.ts). */
+  /** JARM: the response goes back as a signed JWT (src/mock/core/authorization/jarm.ts). */
   responseMode?: JarmResponseMode;
   /** RFC 9396: what the client asks for, checked against authorization_details_types. */
   authorizationDetails?: AuthorizationDetail[];
