@@ -1,52 +1,14 @@
 // Real peer: the MCP TypeScript SDK's own client (Client, StreamableHTTPClientTransport, its auth())
 // authorizes at the mock and calls the mock MCP server's tools, over HTTP on loopback.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../../src/mock/index.js';
 import { startMock } from '../helpers.js';
-
-/** An in-memory provider whose "browser" is the test: it follows the authorization URL to the redirect. */
-class MemoryProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return 'http://127.0.0.1:4567/callback';
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'sdk client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'sdk-state-0123456789abcdef';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+import { MemoryProvider } from '../../helpers/sdk-oauth-provider.js';
 
 /** The user's part: the mock logs alice in at once (autoLogin) and redirects with the code. */
 async function codeOf(provider: MemoryProvider): Promise<string> {
