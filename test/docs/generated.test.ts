@@ -1,5 +1,5 @@
 // The parts of docs/ made from the code (scripts/docs-sections.ts) are what the code says now.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { generatedSections, replaceSection } from '../../scripts/docs-sections.js';
@@ -17,5 +17,20 @@ describe('generated docs', () => {
     const used = new Set(execFileSync('grep', ['-rhowE', 'OAUTHCTL_[A-Z_]+', 'src'], { encoding: 'utf8' }).split('\n').filter(Boolean));
     const listed = new Set(ENVIRONMENT.flatMap((v) => v.names));
     expect([...used].filter((name) => !listed.has(name))).toEqual([]);
+  });
+});
+
+describe('docs/ARCHITECTURE.md', () => {
+  // The bundle sizes cannot be generated into the page without churning it at every build: they are
+  // checked against the built files instead (npm test builds first), within a third either way.
+  it('states each bundle size within a third of the built file', () => {
+    const page = readFileSync('docs/ARCHITECTURE.md', 'utf8');
+    const stated = [...page.matchAll(/`(oauthctl[a-z-]*\.cjs)`[^~\n]*~(\d+(?:\.\d+)?) (MB|KB)/g)].map((m) => ({ file: m[1]!, bytes: Number(m[2]) * (m[3] === 'MB' ? 1e6 : 1e3) }));
+    expect(stated.map((s) => s.file).sort()).toEqual(['oauthctl-client.cjs', 'oauthctl-fast.cjs', 'oauthctl-mcp.cjs', 'oauthctl-mock.cjs', 'oauthctl-pages.cjs', 'oauthctl-token.cjs', 'oauthctl.cjs']);
+    for (const { file, bytes } of stated) {
+      const actual = statSync(`dist/${file}`).size;
+      expect(actual / bytes, `${file}: ~${bytes} bytes stated, ${actual} built`).toBeGreaterThan(2 / 3);
+      expect(actual / bytes, `${file}: ~${bytes} bytes stated, ${actual} built`).toBeLessThan(4 / 3);
+    }
   });
 });
