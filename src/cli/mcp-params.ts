@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 /** The methods that take a name (or URI) as the next argument, and the parameter it goes into. */
 const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
@@ -17,8 +18,9 @@ export async function methodParams(method: string, name: string | undefined, arg
   if (args !== undefined) {
     const text = await readValueOrFile(args, '--arguments');
     try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
+      parsed = parseJson(text, '--arguments') as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof JsonDepthError) throw new UsageError(err.message, 'flatten the arguments');
       throw new UsageError('--arguments is not JSON', `e.g. --arguments '{"text":"hi"}' or --arguments @FILE`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--arguments must be a JSON object', `e.g. --arguments '{"text":"hi"}'`);

@@ -1,4 +1,4 @@
-import { isJsonObject } from './json.js';
+import { isJsonObject, JsonDepthError, MAX_JSON_DEPTH, parseJson } from './json.js';
 
 /** One entry of `authorization_details` (RFC 9396 section 2): a `type`, and fields that type defines. */
 export type AuthorizationDetail = Record<string, unknown> & { type: string };
@@ -25,12 +25,17 @@ export function parseAuthorizationDetails(value: unknown): AuthorizationDetail[]
   return value as AuthorizationDetail[];
 }
 
-/** The parameter's text (RFC 9396 section 3: JSON in a form or query parameter), parsed and checked. */
+/**
+ * The parameter's text (RFC 9396 section 3: JSON in a form or query parameter), parsed and checked;
+ * with the same bound on nesting as every other JSON read here (a client's details are echoed into
+ * tokens, introspection and pages, whose writers recurse).
+ */
 export function parseAuthorizationDetailsParam(text: string): AuthorizationDetail[] | string {
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
+    value = parseJson(text, 'authorization_details');
+  } catch (err) {
+    if (err instanceof JsonDepthError) return `authorization_details is nested more than ${MAX_JSON_DEPTH} levels deep (RFC 9396 section 3)`;
     return 'authorization_details is not valid JSON (RFC 9396 section 3)';
   }
   return parseAuthorizationDetails(value);

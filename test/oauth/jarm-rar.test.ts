@@ -40,6 +40,11 @@ describe('authorization_details (RFC 9396 section 2)', () => {
     expect(parseAuthorizationDetailsParam('[{"type":')).toMatch(/not valid JSON/);
   });
 
+  it('a parameter nested deeper than every other JSON read here is refused in one phrase', () => {
+    const deep = `[{"type":"a","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+    expect(parseAuthorizationDetailsParam(deep)).toBe('authorization_details is nested more than 100 levels deep (RFC 9396 section 3)');
+  });
+
   it('unknown types are named once each', () => {
     expect(unknownAuthorizationDetailTypes([{ type: 'a' }, { type: 'z' }, { type: 'z' }], ['a', 'b'])).toEqual(['z']);
   });
