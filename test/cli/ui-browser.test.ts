@@ -66,6 +66,27 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
 
   const status = (page: Page) => page.locator('#status').textContent({ timeout: 1000 });
 
+  /**
+   * Walks a `--step` run on its page: at each stop, `atStop` (given the stop's title) may look and
+   * edit, then Send is clicked; returns the titles of the stops once the command has ended.
+   */
+  async function walkSteps(page: Page, atStop: (title: string) => Promise<void> = async () => undefined): Promise<string[]> {
+    const stops: string[] = [];
+    let last = '';
+    for (;;) {
+      await pageUntil(
+        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
+        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
+      );
+      if (/finished|failed/.test((await status(page)) ?? '')) return stops;
+      last = (await page.getAttribute('#step', 'data-held')) ?? '';
+      const title = (await page.locator('#held-title').textContent()) ?? '';
+      stops.push(title);
+      await atStop(title);
+      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
+    }
+  }
+
   it('login --ui --headless: the page draws each exchange as it happens, without a reload, the ID token decoded', async () => {
     const mock = await createMockServer({});
     closers.push(() => mock.close());
@@ -132,17 +153,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     const cli = startCli([...LOGIN, '--issuer', mock.issuer, '--ui', '--step', '--json', '--ui-keep', '300']);
     const [, url] = await cli.waitForStderr(UI_URL);
     const { page, problems } = await open(url!);
-    const stops: string[] = [];
-    let last = '';
-    for (;;) {
-      await pageUntil(
-        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
-        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
-      );
-      if (/finished|failed/.test((await status(page)) ?? '')) break;
-      last = (await page.getAttribute('#step', 'data-held')) ?? '';
-      const title = (await page.locator('#held-title').textContent()) ?? '';
-      stops.push(title);
+    const stops = await walkSteps(page, async (title) => {
       if (title.startsWith('Waiting for you: authorization request')) {
         expect(await page.inputValue('input[aria-label="scope"]')).toBe('openid photo');
         // The secrets of a request are read-only on the page (here: none in the query; the token request's come next).
@@ -155,8 +166,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
         // docs/ui.md's picture: OAUTHCTL_DOCS_SCREENSHOTS=1 npx vitest run test/cli/ui-browser.test.ts
         if (process.env.OAUTHCTL_DOCS_SCREENSHOTS === '1') await page.screenshot({ path: join(ROOT, 'docs', 'images', 'ui-step.png'), fullPage: true });
       }
-      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
-    }
+    });
     expect(await status(page)).toBe('The command finished.');
     expect(stops.map((s) => s.replace(/^Waiting for you: (.*?) \(.*$/, '$1'))).toEqual(
       expect.arrayContaining(['discovery request', 'authorization request', 'redirect back to the client', 'token request']),
@@ -181,18 +191,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     const cli = startCli(['mcp', `${mock.baseUrl}/mcp`, 'tools/call', 'whoami', '--headless', '--ui', '--step', '--json', '--ui-keep', '300']);
     const [, url] = await cli.waitForStderr(UI_URL);
     const { page, problems } = await open(url!);
-    const stops: string[] = [];
-    let last = '';
-    for (;;) {
-      await pageUntil(
-        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
-        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
-      );
-      if (/finished|failed/.test((await status(page)) ?? '')) break;
-      last = (await page.getAttribute('#step', 'data-held')) ?? '';
-      stops.push(((await page.locator('#held-title').textContent()) ?? '').replace(/^Waiting for you: (.*?) \(.*$/, '$1'));
-      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
-    }
+    const stops = (await walkSteps(page)).map((title) => title.replace(/^Waiting for you: (.*?) \(.*$/, '$1'));
     expect(await status(page)).toBe('The command finished.');
     // Each request of the authorization was a stop, in the order an MCP client makes them.
     const order = ['call to the resource', 'discovery request', 'registration request', 'authorization request', 'redirect back to the client', 'token request', 'call to the resource'];
