@@ -11,13 +11,16 @@
 // system's temporary directory). V8 checks that a cache matches the source, its version and its flags,
 // and compiles afresh when it does not, so a stale cache costs time, never correctness.
 const { readFileSync } = require('node:fs');
-const Module = require('node:module');
 const { dirname, join } = require('node:path');
 
 const DIST = join(__dirname, '..', 'dist');
 const BUNDLE = join(DIST, 'oauthctl.cjs');
-/** The smaller bundles and their commands, smallest first. */
-const BUNDLES = Object.entries(require('./bundles.json')).map(([file, names]) => ({ bundle: join(DIST, file), names: new Set(names) }));
+/**
+ * The smaller bundles and their commands, smallest first: read when a command line is run, not by the
+ * hot paths of `token` and `mcp`, which never need them.
+ */
+let bundles;
+const listBundles = () => (bundles ??= Object.entries(require('./bundles.json')).map(([file, names]) => ({ bundle: join(DIST, file), names: new Set(names) })));
 /**
  * `token`'s hot path (src/cli/token-fast.ts): it prints a valid cached token, or answers false having
  * done nothing, and the command line then runs in its bundle as usual (the one case where a process
@@ -31,8 +34,8 @@ const MCP_BUNDLE = join(DIST, 'oauthctl-mcp.cjs');
 function bundleFor(argv) {
   const operands = argv.filter((a) => !a.startsWith('-'));
   const name = operands[0] === 'help' ? operands[1] : operands[0];
-  if (name === undefined) return BUNDLES[0]?.bundle ?? BUNDLE;
-  return BUNDLES.find((b) => b.names.has(name))?.bundle ?? BUNDLE;
+  if (name === undefined) return listBundles()[0]?.bundle ?? BUNDLE;
+  return listBundles().find((b) => b.names.has(name))?.bundle ?? BUNDLE;
 }
 
 /** The code cache of a bundle for this process's V8 (another V8 would reject it). */
@@ -53,20 +56,30 @@ function loadCli(how = 'auto', bundle = BUNDLE) {
       cachedData = undefined;
     }
   }
-  if (how === 'auto' && cachedData === undefined && typeof Module.enableCompileCache === 'function') {
-    Module.enableCompileCache();
-    return { cli: require(bundle) };
+  if (how === 'auto' && cachedData === undefined) {
+    const Module = require('node:module');
+    if (typeof Module.enableCompileCache === 'function') {
+      Module.enableCompileCache();
+      return { cli: require(bundle) };
+    }
   }
   const vm = require('node:vm');
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), {
-    filename: bundle,
-    cachedData,
-    // import() inside the bundle (the ESM-only packages) resolves as it would in a file of its own.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // Module.wrap's wrapper, written out: node:module is not loaded for it (the hot paths of `token` and
+  // `mcp` are a few tens of milliseconds). The bundles have no import() (esbuild makes require() of
+  // it, and Node requires ES modules), so no dynamic-import hook is needed: bundle.test.ts holds it.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${readFileSync(bundle, 'utf8')}\n});`, { filename: bundle, cachedData });
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));
+  script.runInThisContext()(module.exports, requireFrom(bundle), module, bundle, dirname(bundle));
   return { cli: module.exports, script };
+}
+
+/**
+ * The require of a bundle: Node's own modules as anywhere, anything else (a package) resolved from
+ * the bundle's folder as a file there would be, with node:module loaded on the first such require.
+ */
+function requireFrom(bundle) {
+  let fromBundle;
+  return (id) => (id.startsWith('node:') ? require(id) : (fromBundle ??= require('node:module').createRequire(bundle))(id));
 }
 
 /**
@@ -85,4 +98,17 @@ function loadPageLibraries(how = 'auto') {
 /** The page libraries' vm.Script when they were loaded from a code cache or made for one (scripts/code-cache.cjs). */
 const pageLibrariesScript = () => pageLibraries?.script;
 
-module.exports = { loadCli, bundleFor, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, TOKEN_BUNDLE, MCP_BUNDLE, PAGES_BUNDLE };
+module.exports = {
+  loadCli,
+  bundleFor,
+  codeCacheOf,
+  loadPageLibraries,
+  pageLibrariesScript,
+  BUNDLE,
+  get BUNDLES() {
+    return listBundles();
+  },
+  TOKEN_BUNDLE,
+  MCP_BUNDLE,
+  PAGES_BUNDLE,
+};

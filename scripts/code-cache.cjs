@@ -4,11 +4,13 @@
 // The commands are the everyday ones: help, pkce, and a whole headless login (listener, headless agent,
 // token request, ID token checks, token cache; parse5 and tough-cookie in a bundle of their own) against the mock run from tsc's dist/ in this process, so
 // that the mock's own code, which serve-mock compiles once for a long run, stays out of the cache. Each
-// smaller bundle runs those of them it has.
+// smaller bundle runs those of them it has. The hot paths of `token` and `mcp` (bundles of their own)
+// then run from a cached login, as kubectl, git and MCP hosts run them.
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { Writable } = require('node:stream');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { loadCli, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, PAGES_BUNDLE } = require('../bin/load-cli.js');
+const { loadCli, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, MCP_BUNDLE, PAGES_BUNDLE, TOKEN_BUNDLE } = require('../bin/load-cli.js');
 
 function commandsFor(authUrl) {
   const login = ['--auth-url', authUrl, '--client-id', 'photo-cli'];
@@ -38,6 +40,36 @@ async function warmUpAndSave(bundle, commands, env) {
   writeFileSync(codeCacheOf(bundle), script.createCachedData());
 }
 
+const sink = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+/**
+ * The hot paths of `token` and `mcp` with a valid cached login (dist/oauthctl-token.cjs,
+ * dist/oauthctl-mcp.cjs): the logins are made by the command line (whose cache is already written),
+ * then each hot path runs from them, and must answer from the cache, or the build fails.
+ */
+async function warmUpHotPaths(mock, env) {
+  const mcpUrl = `${mock.baseUrl}/mcp`;
+  const user = ['--headless', '--username', 'alice', '--password', 'wonderland'];
+  const logins = [
+    ['profile', 'add', 'warm-up', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--scope', 'openid photo'],
+    ['login', '--profile', 'warm-up', ...user],
+    ['mcp', mcpUrl, ...user],
+  ];
+  const codes = await loadCli('code-cache', BUNDLE).cli.warmUp(logins, env);
+  if (codes.some((c) => c !== 0)) throw new Error(`the hot paths' logins failed: ${codes.join(', ')}`);
+
+  const token = loadCli('make-code-cache', TOKEN_BUNDLE);
+  for (const format of ['bare', 'header', 'json', 'exec-credential']) {
+    if (!(await token.cli.tokenFromCache(['token', '--profile', 'warm-up', '--format', format], env, sink()))) throw new Error(`token --format ${format} did not answer from the cache`);
+  }
+  writeFileSync(codeCacheOf(TOKEN_BUNDLE), token.script.createCachedData());
+
+  const mcp = loadCli('make-code-cache', MCP_BUNDLE);
+  const code = await mcp.cli.mcpFromCache(['mcp', mcpUrl], { stdout: sink(), stderr: sink(), env });
+  if (code !== 0) throw new Error(`mcp did not answer from the cache (${code})`);
+  writeFileSync(codeCacheOf(MCP_BUNDLE), mcp.script.createCachedData());
+}
+
 async function makeCodeCaches() {
   const { createMockServer } = await import('../dist/mock/index.js');
   const mock = await createMockServer(undefined, { port: 0 });
@@ -51,6 +83,7 @@ async function makeCodeCaches() {
     for (const { bundle, names } of BUNDLES) await warmUpAndSave(bundle, commands.filter(hasCommand(names)), env);
     await warmUpAndSave(BUNDLE, commands, env);
     writeFileSync(codeCacheOf(PAGES_BUNDLE), pageLibrariesScript().createCachedData());
+    await warmUpHotPaths(mock, env);
   } finally {
     await mock.close();
     rmSync(home, { recursive: true, force: true });

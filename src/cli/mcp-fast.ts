@@ -5,7 +5,8 @@ import { CliError } from '../errors.js';
 import { escapeForStream, escapeLogValue, escapeTerminal } from '../output/escape.js';
 import { processIO, type IO } from '../output/io.js';
 import { createRenderer, jsonText } from '../output/render.js';
-import { listCachedTokens, openTokenCache, readCachedTokens, tokenState } from '../store/token-cache.js';
+import { listCachedTokens, openTokenCache, tokenState, type CachedTokens } from '../store/token-cache.js';
+import { basename } from 'node:path';
 import { methodParams } from './mcp-params.js';
 
 /**
@@ -35,10 +36,14 @@ export async function mcpFromCache(argv: readonly string[], io: IO = processIO()
     const params = await methodParams(method, name, args);
     const cache = openTokenCache(io.env);
     const all = await listCachedTokens(cache);
-    const found = all.find(({ entry }) => entry.resource === url) ?? all.find(({ entry }) => entry.resource !== undefined && compareResource(url, entry.resource) === 'prefix');
+    // The login kept under the resource itself, as `mcp` and `login --protected-resource` keep it: its
+    // file is resource-<digest>.json, already read (and its ownership checked) by the listing.
+    const byResource = ({ file, entry }: { file: string; entry: CachedTokens }) => basename(file).startsWith('resource-') && entry.resource !== undefined;
+    const kept = all.filter(byResource);
+    const found = kept.find(({ entry }) => entry.resource === url) ?? kept.find(({ entry }) => compareResource(url, entry.resource!) === 'prefix');
     if (found === undefined) return undefined;
-    const entry = await readCachedTokens(cache, { resource: found.entry.resource! });
-    if (entry === undefined || tokenState(entry, cache.now()) === 'expired' || (entry.token_type ?? 'Bearer').toLowerCase() !== 'bearer') return undefined;
+    const entry = found.entry;
+    if (tokenState(entry, cache.now()) === 'expired' || (entry.token_type ?? 'Bearer').toLowerCase() !== 'bearer') return undefined;
     const renderer = createRenderer(io);
     const session = new McpSession(http, url);
     renderer.info(`Using the login cached for ${entry.resource}`);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants as fsConstants } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fs, readFileSync, constants as fsConstants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -84,11 +84,14 @@ export class NotAReadableFileError extends Error {
 /**
  * Like readFileIfExists, for a file that must be a regular one of at most `maxBytes`: opened without
  * blocking (a FIFO planted there never hangs the run), checked with fstat before anything is read.
+ * Synchronous on purpose: these files are small and local, and `token` and `mcp` with a cached login
+ * read one in a few tens of milliseconds, where each trip through the thread pool (and loading
+ * fs/promises) would show.
  */
 export async function readRegularFileIfExists(path: string, maxBytes: number): Promise<string | undefined> {
-  let handle: fs.FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -96,14 +99,14 @@ export async function readRegularFileIfExists(path: string, maxBytes: number): P
     throw err;
   }
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (stat.isDirectory()) throw new NotAReadableFileError(path, 'a directory, not a file');
     if (stat.isFIFO()) throw new NotAReadableFileError(path, 'a FIFO (named pipe), not a file');
     if (!stat.isFile()) throw new NotAReadableFileError(path, 'not a regular file');
     if (stat.size > maxBytes) throw new NotAReadableFileError(path, `${stat.size} bytes, more than the ${maxBytes} such a file can hold`);
-    return await handle.readFile('utf8');
+    return readFileSync(fd, 'utf8');
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

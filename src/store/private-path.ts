@@ -1,4 +1,4 @@
-import { promises as fs, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -26,15 +26,25 @@ export async function checkPrivatePath(path: string, what: string): Promise<void
 /** The same check of one path alone (a file in a directory already checked). */
 export async function checkPrivateEntry(path: string, what: string): Promise<void> {
   if (process.platform === 'win32' || typeof process.getuid !== 'function') return;
-  const stat = await fs.lstat(path).catch(() => undefined);
-  if (stat !== undefined) refuseUnlessPrivate(path, what, stat.isSymbolicLink() ? await followed(path, stat) : stat, process.getuid());
+  // Synchronous, as the reads these checks guard are (atomic-file.ts): a few stat calls, no thread-pool trips.
+  const stat = statOrUndefined(lstatSync, path);
+  if (stat !== undefined) refuseUnlessPrivate(path, what, stat.isSymbolicLink() ? followed(path, stat) : stat, process.getuid());
 }
 
 /** A symbolic link is as safe as its own owner and the place it points to. */
-async function followed(path: string, link: Stats): Promise<Stats> {
-  const target = await fs.stat(path).catch(() => undefined);
+function followed(path: string, link: Stats): Stats {
+  const target = statOrUndefined(statSync, path);
   if (target === undefined || (link.uid !== 0 && link.uid !== process.getuid?.())) return link;
   return target;
+}
+
+/** A path that cannot be stat'ed (absent, unreadable) is not judged here: its reader says what is wrong. */
+function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
+  try {
+    return stat(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function refuseUnlessPrivate(path: string, what: string, stat: Stats, uid: number): void {

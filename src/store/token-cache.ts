@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { NotAReadableFileError, readRegularFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
@@ -88,16 +87,24 @@ export function serverOf(names: { issuer?: string | undefined; tokenEndpoint?: s
   return undefined;
 }
 
+/**
+ * The first 24 hex digits of SHA-256. node:crypto is loaded here, when a name needs it, not with the
+ * module: `token --profile` and `mcp` with a cached login run in a few tens of milliseconds, and
+ * loading crypto would add a tenth to them for a digest they do not need.
+ */
+function digest24(text: string): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex').slice(0, 24);
+}
+
 /** The file name of an entry: `profile-NAME.json`, or `client-<hash of the server and client id>.json`. */
 export function cacheFileName(key: TokenCacheKey): string {
   if (key.profile !== undefined) return `profile-${key.profile}.json`;
-  if (key.resource !== undefined) return `resource-${createHash('sha256').update(key.resource).digest('hex').slice(0, 24)}.json`;
+  if (key.resource !== undefined) return `resource-${digest24(key.resource)}.json`;
   const server = serverOf(key);
   if (server === undefined || key.clientId === undefined) {
     throw new UsageError('cannot tell which cached login to use', 'give --profile NAME, or --issuer (or --token-endpoint) and --client-id');
   }
-  const digest = createHash('sha256').update(`${server}\n${key.clientId}`).digest('hex').slice(0, 24);
-  return `client-${digest}.json`;
+  return `client-${digest24(`${server}\n${key.clientId}`)}.json`;
 }
 
 export function cacheFilePath(cache: TokenCache, key: TokenCacheKey): string {
@@ -307,7 +314,7 @@ export async function listCachedTokens(cache: TokenCache): Promise<{ file: strin
   await checkPrivatePath(cache.dir, 'the tokens directory');
   let names: string[];
   try {
-    names = await fs.readdir(cache.dir);
+    names = readdirSync(cache.dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];

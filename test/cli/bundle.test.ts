@@ -39,6 +39,12 @@ describe('the bundled command line', () => {
     }
   });
 
+  it('no bundle calls import(): bin/load-cli.js runs them without a dynamic-import hook (esbuild makes require() of import())', () => {
+    for (const name of [...ALL_BUNDLES, 'oauthctl-token.cjs', 'oauthctl-mcp.cjs', 'oauthctl-pages.cjs']) {
+      expect(readFileSync(join(ROOT, 'dist', name), 'utf8'), name).not.toMatch(/\bimport\s*\(/);
+    }
+  });
+
   it('the code caches made at build time are accepted by this Node, and the CLI runs from them', () => {
     const loader = JSON.stringify(LOADER);
     const r = node([
@@ -47,6 +53,26 @@ describe('the bundled command line', () => {
     ]);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual(ALL_BUNDLES.map(() => ({ rejected: false, exports: ['main', 'warmUp'] })));
+  });
+
+  it('the hot paths of token and mcp have code caches of their own, made by running them, accepted by this Node', () => {
+    const loader = JSON.stringify(LOADER);
+    // A fresh compile's cache holds the top level only; one made after the hot path ran holds the functions it compiled.
+    const r = node([
+      '-e',
+      `const l = require(${loader}); const fs = require('node:fs'); const vm = require('node:vm'); const M = require('node:module');` +
+        `console.log(JSON.stringify([l.TOKEN_BUNDLE, l.MCP_BUNDLE].map((b) => { const { cli, script } = l.loadCli('code-cache', b);` +
+        `const fresh = new vm.Script(M.wrap(fs.readFileSync(b, 'utf8')), { filename: b }).createCachedData().length;` +
+        `return { rejected: script.cachedDataRejected, exports: Object.keys(cli).sort(), warmer: fs.statSync(l.codeCacheOf(b)).size > 2 * fresh }; })));`,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([
+      { rejected: false, exports: ['tokenFromCache'], warmer: true },
+      { rejected: false, exports: ['mcpFromCache'], warmer: true },
+    ]);
+    for (const name of ['oauthctl-token.cjs', 'oauthctl-mcp.cjs']) {
+      expect(statSync(join(ROOT, 'dist', `${name}.v8-${process.versions.v8}.cache`)).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist', name)).mtimeMs);
+    }
   });
 
   it('a cache that does not match the bundle is rejected by V8 and the CLI still runs (compiled afresh)', () => {
