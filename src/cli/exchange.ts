@@ -5,6 +5,7 @@ import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { createFlowRuntime, resolveFlowConfig } from './flow-pipeline.js';
 import type { IO } from '../output/io.js';
 import type { SavedFlow } from './split-flow.js';
+import type { RedirectCapture } from '../client/listener.js';
 
 export interface ExchangeOptions extends FlowOptionsInput, CommonOptions {
   code?: string;
@@ -18,17 +19,17 @@ export interface ExchangeOptions extends FlowOptionsInput, CommonOptions {
 export async function runExchange(given: ExchangeOptions, io: IO): Promise<number> {
   let options = given;
   let saved: SavedFlow | undefined;
+  let pending: RedirectCapture | undefined;
   if (given.from !== undefined || given.redirectUrl !== undefined) {
     const { from, redirectUrl } = requireSplitOptions(given);
     // The saved request holds the registered redirect URI: --redirect-uri names where the browser was sent.
     options = { ...given, redirectUri: undefined };
     const split = await import('./split-flow.js');
     saved = await split.loadSavedFlow(from);
-    // The state (and iss) of the redirect are checked here, before anything is sent.
-    options = split.exchangeOptionsFromSavedFlow(options, saved, redirectUrl);
+    // The state (and iss) of the redirect are checked here, before anything is sent; a response JWT once its keys are known.
+    ({ options, pending } = split.exchangeOptionsFromSavedFlow(options, saved, redirectUrl));
   }
-  const code = options.code;
-  if (code === undefined) throw new UsageError("required option '--code <C>' not specified", 'or finish a saved request with --from FILE --redirect-uri URL');
+  if (options.code === undefined && pending === undefined) throw new UsageError("required option '--code <C>' not specified", 'or finish a saved request with --from FILE --redirect-uri URL');
   if (options.pkce && options.codeVerifier === undefined) {
     throw new UsageError('--pkce would make a fresh verifier, but the exchange needs the one the authorization request used', 'give it with --code-verifier');
   }
@@ -40,6 +41,7 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     // The saved request sent dpop_jkt: the code is bound to that key, so the token request proves it (RFC 9449 section 10).
     const savedDpop = saved && options.dpopKey === undefined ? await (await import('./split-flow.js')).dpopSessionOfSavedFlow(saved) : undefined;
     if (savedDpop) config.dpop = savedDpop;
+    const code = saved && pending ? await (await import('./split-flow.js')).codeFromResponseJwt(http, config, pending, saved, renderer) : options.code!;
     const [{ requestToken }, { narrateTokenResponse, printTokenResponse, warnScopesNotGranted }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
     renderer.step('Token request');
     renderer.info(
@@ -53,6 +55,8 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
         code,
         redirect_uri: config.redirectUri,
         code_verifier: config.pkce?.codeVerifier,
+        // RFC 9396 section 6.1: the details asked for again at the token endpoint.
+        authorization_details: config.authorizationDetails !== undefined ? JSON.stringify(config.authorizationDetails) : undefined,
       },
       { renderer },
     );

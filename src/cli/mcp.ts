@@ -71,15 +71,41 @@ export async function runMcp(url: string, method: string, name: string | undefin
       }
     };
 
-    renderer.step('MCP initialize (basic/lifecycle)');
-    renderer.info(`POST ${url}`);
-    const init = expectResult('initialize', await send('initialize', (t) => session.initialize(t)));
-    if ('error' in init) return failed(io, 'initialize', init.error);
-    renderer.ok(`protocol version ${session.negotiatedVersion}`);
-    const notified = await send('notifications/initialized', (t) => session.notify('notifications/initialized', t));
-    if (notified.status < 200 || notified.status >= 300) throw httpFailure('notifications/initialized', notified);
+    // basic/transports, Session Management: a 404 to a request that carried the session id means the
+    // session has ended; a new one is started, once (a server that forgets every session is not chased).
+    let restarted = false;
+    const ended = (answer: McpAnswer, what: string): boolean => {
+      if (answer.status !== 404 || !session.hasSessionId || restarted) return false;
+      restarted = true;
+      renderer.step(`HTTP 404 to ${what} with the session id: the session has ended, starting a new one (basic/transports, Session Management)`);
+      session.forgetSession();
+      return true;
+    };
+    /** initialize, then notifications/initialized: 'open', 'ended' (the 404 above), or the exit code of a JSON-RPC error. */
+    const open = async (): Promise<'open' | 'ended' | number> => {
+      renderer.step('MCP initialize (basic/lifecycle)');
+      renderer.info(`POST ${url}`);
+      const init = expectResult('initialize', await send('initialize', (t) => session.initialize(t)));
+      if ('error' in init) return failed(io, 'initialize', init.error);
+      renderer.ok(`protocol version ${session.negotiatedVersion}`);
+      const notified = await send('notifications/initialized', (t) => session.notify('notifications/initialized', t));
+      if (ended(notified, 'notifications/initialized')) return 'ended';
+      if (notified.status < 200 || notified.status >= 300) throw httpFailure('notifications/initialized', notified);
+      return 'open';
+    };
+    let opened = await open();
+    if (opened === 'ended') opened = await open();
+    if (typeof opened === 'number') return opened;
     renderer.step(`MCP ${method}`);
-    const answer = expectResult(method, await send(method, (t) => session.request(method, params, t)));
+    let sent = await send(method, (t) => session.request(method, params, t));
+    if (ended(sent, method)) {
+      // The server refused the request for its session, before running it: sent again in the new one.
+      const again = await open();
+      if (typeof again === 'number') return again;
+      renderer.step(`MCP ${method}`);
+      sent = await send(method, (t) => session.request(method, params, t));
+    }
+    const answer = expectResult(method, sent);
     if ('error' in answer) return failed(io, method, answer.error);
     const { jsonText } = await import('../output/render.js');
     const { escapeForStream } = await import('../output/escape.js');

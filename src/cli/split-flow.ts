@@ -2,7 +2,10 @@ import { FlowError, UsageError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file.js';
 import type { DpopSession } from '../client/dpop.js';
 import type { FlowConfig } from '../client/flow-config.js';
+import type { HttpClient } from '../client/http.js';
+import type { RedirectCapture } from '../client/listener.js';
 import { captureFromPastedUrl } from '../agent/paste-redirect.js';
+import type { Renderer } from '../output/render.js';
 import { AuthorizationResponseError, validateAuthorizationResponse } from '../oauth/authorization-response.js';
 import { explainOAuthError, OAuthError } from '../oauth/errors.js';
 import type { FlowOptionsInput } from './flow-options.js';
@@ -35,6 +38,10 @@ export interface SavedFlow {
   code_challenge_method?: string;
   /** The DPoP key (private JWK) whose thumbprint the request sent as dpop_jkt (RFC 9449 section 10): the token request must prove it. */
   dpop_jwk?: Record<string, unknown>;
+  /** --response-mode: the redirect carries a response JWT (JARM), verified before the code in it is used. */
+  response_mode?: string;
+  /** --authorization-details (RFC 9396), asked for again at the token endpoint (section 6.1). */
+  authorization_details?: unknown[];
 }
 
 export async function saveFlow(file: string, config: FlowConfig, authorizationUrl: string, now: Date = new Date()): Promise<SavedFlow> {
@@ -59,6 +66,13 @@ export async function saveFlow(file: string, config: FlowConfig, authorizationUr
     saved.code_verifier = config.pkce.codeVerifier;
     saved.code_challenge_method = config.pkce.codeChallengeMethod;
   }
+  if (config.responseMode !== undefined) {
+    saved.response_mode = config.responseMode;
+    // The keys the response JWT is verified with, as this half found them (JARM section 2.4).
+    const { jarmJwksUri } = await import('../client/jarm.js');
+    saved.jwks_uri ??= jarmJwksUri(config);
+  }
+  if (config.authorizationDetails !== undefined) saved.authorization_details = config.authorizationDetails;
   if (config.dpop) saved.dpop_jwk = (await import('../client/keys.js')).exportDpopKey(config.dpop.key) as Record<string, unknown>;
   await writeFileAtomic(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   return saved;
@@ -86,14 +100,45 @@ export async function loadSavedFlow(file: string): Promise<SavedFlow> {
 }
 
 /**
- * Checks the redirect URL against the saved request: state first (a mismatch sends no token request),
- * then an error, then iss; returns the exchange's options (flags given on the command line win).
+ * The exchange's options from the saved request and the URL the browser was sent to (flags given on
+ * the command line win). Without JARM the redirect is checked here, state first (a mismatch sends no
+ * token request), then an error, then iss, and its code is in the options; with JARM the code is
+ * inside a response JWT that needs the server's keys: `pending` holds the redirect for
+ * `codeFromResponseJwt`, once the configuration is resolved.
  */
-export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code?: string | undefined }>(options: T, saved: SavedFlow, redirectUrl: string): T {
+export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code?: string | undefined }>(options: T, saved: SavedFlow, redirectUrl: string): { options: T; pending?: RedirectCapture } {
   const capture = captureFromPastedUrl(redirectUrl, saved.redirect_uri);
-  let code: string;
+  const pending = saved.response_mode !== undefined ? capture : undefined;
+  const fromFile: FlowOptionsInput & { code?: string } = {
+    code: pending ? undefined : codeOfRedirect(capture.params, saved),
+    authorizationEndpoint: saved.authorization_endpoint || undefined,
+    tokenEndpoint: saved.token_endpoint,
+    issuer: saved.issuer,
+    authUrl: saved.auth_url,
+    jwksUri: saved.jwks_uri,
+    clientId: saved.client_id,
+    authMethod: saved.auth_method,
+    redirectUri: saved.redirect_uri,
+    codeVerifier: saved.code_verifier,
+    codeChallengeMethod: saved.code_verifier !== undefined ? saved.code_challenge_method : undefined,
+    responseMode: saved.response_mode,
+    authorizationDetails: saved.authorization_details !== undefined ? JSON.stringify(saved.authorization_details) : undefined,
+  };
+  const out: Record<string, unknown> = { ...(options as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(fromFile)) if (out[key] === undefined) out[key] = value;
+  return { options: out as T, ...(pending && { pending }) };
+}
+
+/** The code of a redirect saved with --response-mode: the response JWT verified (JARM section 2.4), then checked as any redirect. */
+export async function codeFromResponseJwt(http: HttpClient, config: FlowConfig, capture: RedirectCapture, saved: SavedFlow, renderer: Renderer): Promise<string> {
+  const { authorizationResponseParams } = await import('../client/jarm.js');
+  return codeOfRedirect(await authorizationResponseParams(http, config, capture, renderer), saved);
+}
+
+/** The code of an authorization response, checked against the saved request: state, then an error, then iss. */
+function codeOfRedirect(params: Record<string, string>, saved: SavedFlow): string {
   try {
-    code = validateAuthorizationResponse(capture.params, { state: saved.state, issuer: saved.issuer, issRequired: saved.iss_required }).code;
+    return validateAuthorizationResponse(params, { state: saved.state, issuer: saved.issuer, issRequired: saved.iss_required }).code;
   } catch (err) {
     if (err instanceof OAuthError) {
       throw new FlowError(`the authorization server answered ${err.message}`, explainOAuthError(err.error) ?? 'see the authorization server for details');
@@ -108,22 +153,6 @@ export function exchangeOptionsFromSavedFlow<T extends FlowOptionsInput & { code
     }
     throw err;
   }
-  const fromFile: FlowOptionsInput & { code: string } = {
-    code,
-    authorizationEndpoint: saved.authorization_endpoint || undefined,
-    tokenEndpoint: saved.token_endpoint,
-    issuer: saved.issuer,
-    authUrl: saved.auth_url,
-    jwksUri: saved.jwks_uri,
-    clientId: saved.client_id,
-    authMethod: saved.auth_method,
-    redirectUri: saved.redirect_uri,
-    codeVerifier: saved.code_verifier,
-    codeChallengeMethod: saved.code_verifier !== undefined ? saved.code_challenge_method : undefined,
-  };
-  const out: Record<string, unknown> = { ...(options as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(fromFile)) if (out[key] === undefined) out[key] = value;
-  return out as T;
 }
 
 /** The DPoP session of a saved request: the key its dpop_jkt named, so that the code is exchanged with proofs of it. */

@@ -1,7 +1,9 @@
 // JARM response modes, rich authorization requests and --fapi2: the BUILT CLI against the mock (what the
 // mock received read from its request log), and against a hostile authorization server on loopback that
 // forges response JWTs.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
@@ -331,5 +333,75 @@ describe('the consent page shows authorization_details escaped', () => {
     });
     expect(html).not.toMatch(/<script>|<img/);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+  });
+});
+
+describe('the split flow (url --save, then exchange --from) with a response JWT and authorization details', () => {
+  let auto: MockServer;
+  beforeAll(async () => {
+    auto = await startModernMock({ autoLogin: 'alice' }, (c) => ({
+      ...c,
+      authorization_details_types: ['payment_initiation'],
+      clients: [...(c.clients ?? []), { client_id: 'rar-app', client_secret: 'rar-app-secret', redirect_uris: ['http://127.0.0.1/callback'] }],
+    }));
+  });
+  afterAll(async () => {
+    await auto.close();
+  });
+
+  /** `url --save` with JARM and details, then the browser's trip on "another machine": the redirect it ends in. */
+  async function savedAndRedirected(file: string): Promise<string> {
+    const saved = await home.run([
+      'url',
+      '--issuer',
+      auto.issuer,
+      '--client-id',
+      'rar-app',
+      '--client-secret',
+      'rar-app-secret',
+      '--pkce',
+      '--scope',
+      'photo',
+      '--redirect-uri',
+      'http://127.0.0.1:8765/callback',
+      '--response-mode',
+      'query.jwt',
+      '--authorization-details',
+      JSON.stringify(DETAILS),
+      '--save',
+      file,
+      '--json',
+    ]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const content = readFileSync(file, 'utf8');
+    expect(JSON.parse(content)).toMatchObject({ response_mode: 'query.jwt', authorization_details: DETAILS, auth_method: 'client_secret_basic' });
+    expect(content).not.toContain('rar-app-secret');
+    const location = (await fetch((JSON.parse(saved.stdout) as { url: string }).url, { redirect: 'manual' })).headers.get('location');
+    expect(new URL(location!).searchParams.get('response')).toMatch(/^eyJ/);
+    return location!;
+  }
+
+  it('the response JWT is verified before its code is used; the token request asks for the details again', async () => {
+    const file = join(home.dir, 'jarm-flow.json');
+    const location = await savedAndRedirected(file);
+    auto.clearRequests();
+    const r = await home.run(['exchange', '--from', file, '--redirect-uri', location, '--client-secret', 'rar-app-secret', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Authorization response JWT \(JARM\)[\s\S]*response JWT verified: \S+ signature valid/);
+    expect(JSON.parse(param(requestsAt(auto, '/token')[0]?.form, 'authorization_details') ?? 'null')).toEqual(DETAILS);
+    expect((JSON.parse(r.stdout) as Record<string, unknown>).authorization_details).toEqual(DETAILS);
+  });
+
+  it('a response JWT changed on the way is refused, and no token request is sent', async () => {
+    const file = join(home.dir, 'jarm-forged.json');
+    const location = new URL(await savedAndRedirected(file));
+    const [header, claims, signature] = location.searchParams.get('response')!.split('.');
+    const changed = { ...(JSON.parse(Buffer.from(claims!, 'base64url').toString()) as Record<string, unknown>), code: 'a-code-of-my-choosing' };
+    location.searchParams.set('response', `${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`);
+    auto.clearRequests();
+    const r = await home.run(['exchange', '--from', file, '--redirect-uri', location.href, '--client-secret', 'rar-app-secret']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^oauthctl: error: the response JWT is refused: signature/);
+    expect(requestsAt(auto, '/token')).toEqual([]);
   });
 });

@@ -28,6 +28,20 @@ export class McpSession {
     return this.protocolVersion;
   }
 
+  /** Whether the server gave this session an id (`Mcp-Session-Id`), which every later request carries. */
+  get hasSessionId(): boolean {
+    return this.sessionId !== undefined;
+  }
+
+  /**
+   * basic/transports, Session Management: a 404 to a request that carried the session id means the
+   * session has ended; the client starts a new one with an initialize that carries none.
+   */
+  forgetSession(): void {
+    this.sessionId = undefined;
+    this.protocolVersion = undefined;
+  }
+
   /** A request: the HTTP answer, with the JSON-RPC response parsed when the status is 2xx. */
   async request(method: string, params: Record<string, unknown> | undefined, accessToken: string | undefined): Promise<McpAnswer> {
     const id = this.nextId++;
