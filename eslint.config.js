@@ -29,6 +29,25 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', { selector: "MetaProperty[meta.name='import']", message: 'src/ is bundled as CommonJS: no import.meta' }] },
   },
   {
+    // A Node 20 deadlock: src/oauth/p256-key.ts.
+    files: ['src/**', 'test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'node:crypto',
+              importNames: ['generateKeyPairSync'],
+              message:
+                'Node 20 can deadlock exporting such a key as a JWK: use generateP256KeyPair (src/oauth/p256-key.ts), the asynchronous generateKeyPair, or keyPairSync (test/helpers/keys.ts) in tests',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**', 'bench/**'],
     rules: {
       // Tests build hostile and partial values on purpose.

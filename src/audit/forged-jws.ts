@@ -1,4 +1,5 @@
-import { createHmac, createPublicKey, generateKeyPairSync, sign, constants, type KeyObject } from 'node:crypto';
+import { createHmac, createPublicKey, sign, constants, type KeyObject } from 'node:crypto';
+import { generateP256KeyPair } from '../oauth/p256-key.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 
 /**
@@ -96,8 +97,8 @@ export function forgeJwt(client: ClientCredentials, claims: Record<string, unkno
     case 'bad-signature':
       return withBrokenSignature(own({ alg, typ, ...(kid !== undefined && { kid }) }));
     case 'jwk-header': {
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      return signCompact({ alg: 'ES256', typ, jwk: publicKey.export({ format: 'jwk' }), ...(kid !== undefined && { kid }) }, claims, privateKey, 'ES256');
+      const { privateKey, publicJwk } = generateP256KeyPair();
+      return signCompact({ alg: 'ES256', typ, jwk: publicJwk, ...(kid !== undefined && { kid }) }, claims, privateKey, 'ES256');
     }
     case 'kid-injection':
       return hmacSigned({ typ, kid: '../../../../../../../dev/null' }, claims, '');

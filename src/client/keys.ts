@@ -69,9 +69,8 @@ export async function loadSigningKey(file: string, keyId?: string): Promise<Clie
 
 /** A fresh P-256 key pair for one login's DPoP proofs (RFC 9449). */
 export async function generateDpopKey(): Promise<DpopKey> {
-  const { generateKeyPairSync } = await import('node:crypto');
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return dpopKeyFrom(privateKey);
+  const { generateP256KeyPair } = await import('../oauth/p256-key.js');
+  return dpopKeyFrom(generateP256KeyPair().privateKey);
 }
 
 /** --dpop-key FILE: a P-256 private key (PEM or JWK). */

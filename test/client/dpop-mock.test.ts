@@ -1,13 +1,13 @@
 // DPoP (RFC 9449) against the built-in mock (fixtures/mock/modern.jsonc, client photo-dpop),
 // over real HTTP with the BUILT CLI: a login's cached key used by `call`, the key kept by
 // `url --dpop --save` for `exchange --from`, and `call --token T --dpop-key FILE`.
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/mock/index.js';
 import { cliHome, FIXTURE_KEY, header, HEADLESS, jwt, param, requestsAt, sha256, startModernMock, type CliHome } from './helpers/modern-mock.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 let mock: MockServer;
 let home: CliHome;
@@ -100,7 +100,7 @@ describe('url --dpop --save, then exchange --from (RFC 9449 section 10)', () => 
     const saved = await home.run(['url', '--issuer', mock.issuer, '--client-id', 'photo-dpop', '--dpop', '--scope', 'photo', '--save', file]);
     expect(saved.code, saved.stderr).toBe(0);
     const flow = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    writeFileSync(file, JSON.stringify({ ...flow, dpop_jwk: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) }), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify({ ...flow, dpop_jwk: keyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) }), { mode: 0o600 });
     const redirectUrl = (await fetch(new URL(saved.stdout.trim()), { redirect: 'manual' })).headers.get('location')!;
     mock.clearRequests();
     const r = await home.run(['exchange', '--from', file, '--redirect-url', redirectUrl, '--json']);
@@ -139,7 +139,7 @@ describe('call --token T --dpop-key FILE (RFC 9449 section 7.1)', () => {
   beforeAll(async () => {
     nonceMock = await startModernMock({ autoLogin: 'alice' }, (config) => ({ ...config, dpop_nonce: true }));
     keyFile = join(home.dir, 'dpop.jwk.json');
-    writeFileSync(keyFile, JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })), { mode: 0o600 });
+    writeFileSync(keyFile, JSON.stringify(keyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })), { mode: 0o600 });
   });
   afterAll(() => nonceMock.close());
 
@@ -185,7 +185,7 @@ describe('call --token T --dpop-key FILE (RFC 9449 section 7.1)', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/HTTP 401/);
     const rsa = join(home.dir, 'rsa.pem');
-    writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, { mode: 0o600 });
+    writeFileSync(rsa, keyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, { mode: 0o600 });
     const bad = await home.run(['call', `${mock.baseUrl}/photos`, '--token', token, '--dpop-key', rsa]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^oauthctl: error: --dpop-key ".*" is not a P-256 key/)]);

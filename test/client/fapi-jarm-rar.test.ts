@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/mock/index.js';
 import { consentPage } from '../../src/mock/core/pages/pages.js';
 import { cliHome, FIXTURE_KEY, HEADLESS, jwt, param, requestsAt, startModernMock, type CliHome } from './helpers/modern-mock.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 const DETAILS = [{ type: 'payment_initiation', instructedAmount: { currency: 'EUR', amount: '12.00' }, creditorName: 'Merchant A' }];
 const KEY_LOGIN = ['--client-id', 'photo-jwt', '--auth-method', 'private_key_jwt', '--signing-key', FIXTURE_KEY];
@@ -229,7 +230,7 @@ afterEach(async () => {
 });
 
 async function startHostile(response: (h: Hostile, request: URL) => Promise<string>): Promise<Hostile> {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { publicKey, privateKey } = keyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   const h: Hostile = {
     issuer: '',
@@ -283,7 +284,7 @@ describe('--response-mode: forged response JWTs from a hostile server are refuse
     [
       'signed by a key not in the JWKS',
       async (h, u) => {
-        const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+        const stranger = keyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
         return new SignJWT({ iss: h.issuer, aud: 'app', exp: now() + 60, code: 'c', state: stateOf(u) }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(stranger);
       },
       /signature: the ES256 signature does not match/,

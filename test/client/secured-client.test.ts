@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { decodeJwtUnverified } from '../../src/oauth/jwt.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { json, makeCertificates, startLoopbackServer, type LoopbackServer, type TestCertificates } from './helpers/secured-loopback.js';
 import { homeEnv } from '../helpers/cli.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 let server: LoopbackServer | undefined;
 let home: string;
@@ -17,7 +17,7 @@ beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'oauthctl-secured-client-'));
   certs = makeCertificates();
   keyFile = join(home, 'client.pem');
-  writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+  writeFileSync(keyFile, keyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
 });
 afterAll(() => {
   rmSync(home, { recursive: true, force: true });
@@ -215,13 +215,13 @@ describe('bad input: one line, exit 2', () => {
 
 function writePublicKey(): string {
   const file = join(home, 'public.pem');
-  writeFileSync(file, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }) as string);
+  writeFileSync(file, keyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }) as string);
   return file;
 }
 
 function writeRsaKey(): string {
   const file = join(home, 'rsa.pem');
-  writeFileSync(file, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+  writeFileSync(file, keyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
   return file;
 }
 

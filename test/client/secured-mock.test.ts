@@ -23,6 +23,7 @@ import {
   type ClientCa,
   type CliHome,
 } from './helpers/modern-mock.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -40,8 +41,7 @@ beforeAll(async () => {
   jwkWithoutKid = join(home.dir, 'photo-jwt.nokid.jwk.json');
   writeFileSync(jwkWithoutKid, JSON.stringify(jwk), { mode: 0o600 });
   strangerKey = join(home.dir, 'stranger.jwk.json');
-  const { generateKeyPairSync } = await import('node:crypto');
-  writeFileSync(strangerKey, JSON.stringify({ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: FIXTURE_KID }), { mode: 0o600 });
+  writeFileSync(strangerKey, JSON.stringify({ ...keyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: FIXTURE_KID }), { mode: 0o600 });
 });
 afterAll(async () => {
   await mock.close();

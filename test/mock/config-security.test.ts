@@ -1,8 +1,8 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadMockConfig, validateMockConfig } from '../../src/mock/index.js';
+import { keyPairSync } from '../helpers/keys.js';
 
-const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const { publicKey, privateKey } = keyPairSync('ec', { namedCurve: 'P-256' });
 const PUBLIC = publicKey.export({ format: 'jwk' });
 const PRIVATE = privateKey.export({ format: 'jwk' });
 const client = (fields: Record<string, unknown>) => ({ clients: [{ client_id: 'a', redirect_uris: ['http://127.0.0.1/cb'], ...fields }] });

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync, verify } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createJwsSigner } from '../../src/mock/core/keys/signer.js';
+import { keyPairSync } from '../helpers/keys.js';
 
-const check = (jws: string, input: string, publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'], alg: 'ES256' | 'RS256') => {
+const check = (jws: string, input: string, publicKey: KeyObject, alg: 'ES256' | 'RS256') => {
   const dot = jws.lastIndexOf('.');
   expect(jws.slice(0, dot)).toBe(input);
   const signature = Buffer.from(jws.slice(dot + 1), 'base64url');
@@ -15,7 +16,7 @@ const check = (jws: string, input: string, publicKey: ReturnType<typeof generate
 describe('the batched signing thread', () => {
   for (const alg of ['ES256', 'RS256'] as const) {
     it(`signs a burst of ${alg} inputs, each with its own valid signature, in order`, async () => {
-      const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const { privateKey, publicKey } = alg === 'ES256' ? keyPairSync('ec', { namedCurve: 'P-256' }) : keyPairSync('rsa', { modulusLength: 2048 });
       const signer = createJwsSigner(alg, privateKey, 1);
       try {
         // The first signature starts the thread (and is made on the pool meanwhile).
@@ -33,7 +34,7 @@ describe('the batched signing thread', () => {
   }
 
   it('matches each answer to its input when batches overlap (answers come one by one, in order)', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
     const signer = createJwsSigner('ES256', privateKey, 1);
     try {
       await signer.sign('c3RhcnQ.dGhyZWFk');
@@ -54,7 +55,7 @@ describe('the batched signing thread', () => {
   });
 
   it('signs on the pool before the thread starts: a few signatures start no thread', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
     const signer = createJwsSigner('ES256', privateKey, 1000);
     const inputs = Array.from({ length: 5 }, (_, i) => `cG9vbA.${i}`);
     const tokens = await Promise.all(inputs.map((input) => signer.sign(input)));
@@ -63,7 +64,7 @@ describe('the batched signing thread', () => {
   });
 
   it('signs on the pool for good when the thread fails, and starts no second one', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
     let threads = 0;
     const count = () => threads++;
     process.on('worker', count);
@@ -85,11 +86,12 @@ describe('the batched signing thread', () => {
     // Before, such a thread ran its CommonJS source as an ES module, failed, and was started again for
     // every signature: a few hundred tokens a second.
     const script = `
-      import { generateKeyPairSync, verify } from 'node:crypto';
+      import { verify } from 'node:crypto';
       import { createJwsSigner } from './dist/mock/core/keys/signer.js';
+      import { generateP256KeyPair } from './dist/oauth/p256-key.js';
       let threads = 0;
       process.on('worker', (w) => { threads++; w.on('error', (e) => console.error('thread error: ' + e.message)); });
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const { privateKey, publicKey } = generateP256KeyPair();
       const signer = createJwsSigner('ES256', privateKey, 1);
       await signer.sign('c3RhcnQ.aW5wdXQ');
       await new Promise((r) => setTimeout(r, 300));
@@ -105,7 +107,7 @@ describe('the batched signing thread', () => {
   });
 
   it('still signs (on the thread pool) once the thread is stopped', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
     const signer = createJwsSigner('ES256', privateKey, 1);
     await signer.close();
     expect(check(await signer.sign('YWZ0ZXI.Y2xvc2U'), 'YWZ0ZXI.Y2xvc2U', publicKey, 'ES256')).toBe(true);

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { accessTokenHash, createDpopProof, dpopHtu } from '../../src/oauth/dpop.
 import { requestObjectClaims } from '../../src/oauth/request-object.js';
 import { buildAuthenticatedRequest } from '../../src/oauth/token-request.js';
 import { redactHeaderValue } from '../../src/output/redact.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauthctl-keys-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,24 +41,22 @@ describe('DPoP proofs (RFC 9449 section 4.2)', () => {
 
 describe('keys', () => {
   it('the algorithm follows the key: RSA RS256, P-384 ES384, Ed25519 EdDSA, a JWK its own alg and kid', async () => {
-    const pem = (type: 'rsa' | 'ed25519' | 'ec', opts: object) => generateKeyPairSync(type as 'rsa', opts as { modulusLength: number }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    const pem = (type: 'rsa' | 'ed25519' | 'ec', opts: object) => keyPairSync(type as 'rsa', opts as { modulusLength: number }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
     expect((await loadSigningKey(write('rsa.pem', pem('rsa', { modulusLength: 2048 })))).alg).toBe('RS256');
     expect((await loadSigningKey(write('p384.pem', pem('ec', { namedCurve: 'P-384' })))).alg).toBe('ES384');
     expect((await loadSigningKey(write('ed.pem', pem('ed25519', {})))).alg).toBe('EdDSA');
-    const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+    const jwk = keyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
     const loaded = await loadSigningKey(write('rsa.jwk', JSON.stringify({ ...jwk, alg: 'PS256', kid: 'k1' })));
     expect({ alg: loaded.alg, kid: loaded.kid }).toEqual({ alg: 'PS256', kid: 'k1' });
     expect((await loadSigningKey(write('rsa2.jwk', JSON.stringify({ ...jwk, kid: 'k1' })), 'override')).kid).toBe('override');
   });
 
   it('a public JWK, a certificate-less garbage file and an RSA DPoP key are UsageErrors', async () => {
-    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
     await expect(loadSigningKey(write('pub.jwk', JSON.stringify(publicKey.export({ format: 'jwk' }))))).rejects.toThrow(/holds only a public key/);
     await expect(loadSigningKey(write('junk.pem', 'hello'))).rejects.toBeInstanceOf(UsageError);
     await expect(loadSigningKey(write('junk.json', '{"kty":'))).rejects.toThrow(/neither PEM nor valid JSON/);
-    await expect(loadDpopKey(write('rsa-dpop.pem', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string))).rejects.toThrow(
-      /not a P-256 key/,
-    );
+    await expect(loadDpopKey(write('rsa-dpop.pem', keyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string))).rejects.toThrow(/not a P-256 key/);
   });
 });
 

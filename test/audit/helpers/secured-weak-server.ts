@@ -1,7 +1,8 @@
-import { createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { keyPairSync } from '../../helpers/keys.js';
 
 /**
  * A small authorization server with PAR, DPoP, private_key_jwt and request objects, correct by
@@ -46,7 +47,7 @@ export interface SecuredWeakServer {
 const CLIENTS: Record<string, { secret?: string; jwt?: boolean }> = { pub: {}, other: { secret: 'other-secret' }, jwt: { jwt: true } };
 
 export async function startSecuredWeakServer(weak: SecuredWeaknesses = {}): Promise<SecuredWeakServer> {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
   const pushed = new Map<string, { clientId: string; params: Record<string, string>; expiresAt: number; used: boolean }>();
   const codes = new Map<string, { clientId: string; redirectUri: string; used: boolean }>();
   const tokens = new Map<string, { jkt?: string }>();

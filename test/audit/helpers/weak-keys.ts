@@ -1,5 +1,6 @@
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK, type JWK } from 'jose';
+import { keyPairSync } from '../../helpers/keys.js';
 
 /** What the weak server's key set and ID tokens get wrong, one switch each. */
 export interface KeyWeaknesses {
@@ -25,8 +26,8 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 
 /** The weak server's RS256 signing key (2048 bits), its JWKS and ID tokens, correct unless a switch says otherwise. */
 export function createWeakKeys(weak: KeyWeaknesses): WeakKeys {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const short = weak.jwksShortRsa ? generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey : undefined;
+  const { privateKey, publicKey } = keyPairSync('rsa', { modulusLength: 2048 });
+  const short = weak.jwksShortRsa ? keyPairSync('rsa', { modulusLength: 1024 }).publicKey : undefined;
   const kid = 'weak-1';
   const jwk = async (key: KeyObject, id: string): Promise<JWK> => ({ ...(await exportJWK(key)), ...(weak.jwksNoKid ? {} : { kid: id }), use: 'sig', alg: 'RS256' });
   return {

@@ -1,10 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Provider from 'oidc-provider';
+import { keyPairSync } from '../../helpers/keys.js';
 
 export interface FapiOidcProvider {
   issuer: string;
@@ -25,7 +25,7 @@ export const PAYMENTS_API = 'https://bank.example.test/payments';
  */
 export async function startFapiOidcProvider(): Promise<FapiOidcProvider> {
   const dir = mkdtempSync(join(tmpdir(), 'oauthctl-fapi-op-'));
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
   const publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'fapi-key-1', use: 'sig', alg: 'ES256' };
   const signingKeyPem = join(dir, 'fapi-cli.pem');
   writeFileSync(signingKeyPem, privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, { mode: 0o600 });

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
+import { X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Provider from 'oidc-provider';
+import { keyPairSync } from '../../helpers/keys.js';
 
 export const CSJWT_SECRET = 'csjwt-secret-0123456789abcdef0123456789abcdef';
 export const WEB_SECRET = 'web-app-secret-0123456789abcdef0123456789abcdef';
@@ -47,8 +48,8 @@ export interface SecuredOptions {
  */
 export async function startSecuredOidcProvider(options: SecuredOptions = {}): Promise<SecuredOidcProvider> {
   const dir = mkdtempSync(join(tmpdir(), 'oauthctl-secured-op-'));
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const { privateKey, publicKey } = keyPairSync('ec', { namedCurve: 'P-256' });
+  const stranger = keyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const kid = 'client-key-1';
   const publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, use: 'sig', alg: 'ES256' };
   const write = (name: string, text: string) => {

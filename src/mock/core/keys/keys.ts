@@ -1,8 +1,9 @@
-import { createHash, generateKeyPair, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPair, type KeyObject } from 'node:crypto';
 import { jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { SigningAlg } from '../config/config.js';
 import { base64urlJson } from '../tokens/jwt.js';
 import { ID_JAG_TYP } from '../../../oauth/grant-types.js';
+import { generateP256KeyPair } from '../../../oauth/p256-key.js';
 import { createJwsSigner } from './signer.js';
 
 /**
@@ -38,11 +39,11 @@ export interface SigningKeys {
 }
 
 /**
- * A fresh key pair: P-256 made at once (well under a millisecond), RSA 2048 on libuv's pool (a
- * hundred milliseconds or more, which must not stall the event loop).
+ * A fresh key pair: P-256 made at once (well under a millisecond; src/oauth/p256-key.ts), RSA 2048 on
+ * libuv's pool (a hundred milliseconds or more, which must not stall the event loop).
  */
 function newKeyPair(alg: SigningAlg): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
-  if (alg === 'ES256') return Promise.resolve(generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+  if (alg === 'ES256') return Promise.resolve(generateP256KeyPair());
   return new Promise((resolve, reject) => generateKeyPair('rsa', { modulusLength: 2048 }, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKey, privateKey }))));
 }
 
