@@ -42,24 +42,16 @@ export async function runExchange(given: ExchangeOptions, io: IO): Promise<numbe
     const savedDpop = saved && options.dpopKey === undefined ? await (await import('./split-flow.js')).dpopSessionOfSavedFlow(saved) : undefined;
     if (savedDpop) config.dpop = savedDpop;
     const code = saved && pending ? await (await import('./split-flow.js')).codeFromResponseJwt(http, config, pending, saved, renderer) : options.code!;
-    const [{ requestToken }, { narrateTokenResponse, printTokenResponse, warnScopesNotGranted }] = await Promise.all([import('../client/token.js'), import('../output/tokens.js')]);
+    const [{ requestToken }, { authorizationCodeGrant }, { narrateTokenResponse, printTokenResponse, warnScopesNotGranted }] = await Promise.all([
+      import('../client/token.js'),
+      import('../client/flow-config.js'),
+      import('../output/tokens.js'),
+    ]);
     renderer.step('Token request');
     renderer.info(
       `POST ${config.tokenEndpoint} (grant_type=authorization_code, redirect_uri=${config.redirectUri}, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''})`,
     );
-    const tokens = await requestToken(
-      http,
-      config,
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: config.redirectUri,
-        code_verifier: config.pkce?.codeVerifier,
-        // RFC 9396 section 6.1: the details asked for again at the token endpoint.
-        authorization_details: config.authorizationDetails !== undefined ? JSON.stringify(config.authorizationDetails) : undefined,
-      },
-      { renderer },
-    );
+    const tokens = await requestToken(http, config, authorizationCodeGrant(config, code), { renderer });
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
     warnScopesNotGranted(renderer, config.scopes, tokens);

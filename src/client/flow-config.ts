@@ -3,7 +3,7 @@ import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discov
 import type { AuthorizationDetail } from '../oauth/authorization-details.js';
 import type { JarmResponseMode } from '../oauth/jarm.js';
 import type { CodeChallengeMethod } from '../oauth/pkce.js';
-import type { ClientAuthMethod, ClientSigningKey } from '../oauth/token-request.js';
+import type { ClientAuthMethod, ClientSigningKey, GrantParams } from '../oauth/token-request.js';
 import type { DpopSession } from './dpop.js';
 
 export interface PkceParams {
@@ -80,4 +80,19 @@ export function authorizationUrlOf(config: FlowConfig, redirectUri: string = con
     },
     resources: config.resources,
   }).href;
+}
+
+/**
+ * The token request that redeems the flow's code (RFC 6749 section 4.1.3): the redirect URI the
+ * authorization request used, its code verifier (RFC 7636 section 4.5), and its authorization
+ * details asked for again (RFC 9396 section 6.1).
+ */
+export function authorizationCodeGrant(config: FlowConfig, code: string, redirectUri: string = config.redirectUri): GrantParams {
+  return {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: config.pkce?.codeVerifier,
+    authorization_details: config.authorizationDetails !== undefined ? JSON.stringify(config.authorizationDetails) : undefined,
+  };
 }

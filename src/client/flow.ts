@@ -8,7 +8,7 @@ import { redactParams } from '../output/redact.js';
 import { holdRequest, STEP_TITLES } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
 import { narrateTokenResponse, warnScopesNotGranted } from '../output/tokens.js';
-import type { FlowConfig } from './flow-config.js';
+import { authorizationCodeGrant, type FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
 import { formatTimeLeft, startSpinner } from '../output/spinner.js';
@@ -86,19 +86,7 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     renderer.info(
       `POST ${config.tokenEndpoint} (grant_type=authorization_code, client authentication: ${config.authMethod}${config.pkce ? ', with code_verifier' : ''}${config.dpop ? ', with a DPoP proof' : ''})`,
     );
-    const tokenResponse = await requestToken(
-      options.http,
-      config,
-      {
-        grant_type: 'authorization_code',
-        code: response.code,
-        redirect_uri: receiver.redirectUri,
-        code_verifier: config.pkce?.codeVerifier,
-        // RFC 9396 section 6.1: the details asked for again at the token endpoint.
-        authorization_details: config.authorizationDetails !== undefined ? JSON.stringify(config.authorizationDetails) : undefined,
-      },
-      { renderer },
-    );
+    const tokenResponse = await requestToken(options.http, config, authorizationCodeGrant(config, response.code, receiver.redirectUri), { renderer });
     if (config.fapi2 && config.dpop && tokenResponse.token_type?.toLowerCase() !== 'dpop') {
       // FAPI 2.0 Security Profile section 5.3.3.1: sender-constrained tokens only, no bearer fallback.
       throw new FlowError(
