@@ -5,8 +5,7 @@ import { CliError } from '../errors.js';
 import { escapeForStream, escapeLogValue, escapeTerminal } from '../output/escape.js';
 import { processIO, type IO } from '../output/io.js';
 import { createRenderer, jsonText } from '../output/render.js';
-import { listCachedTokens, openTokenCache, tokenState, type CachedTokens } from '../store/token-cache.js';
-import { basename } from 'node:path';
+import { listCachedTokens, openTokenCache, tokenState } from '../store/token-cache.js';
 import { methodParams } from './mcp-params.js';
 
 /**
@@ -36,10 +35,9 @@ export async function mcpFromCache(argv: readonly string[], io: IO = processIO()
     const params = await methodParams(method, name, args);
     const cache = openTokenCache(io.env);
     const all = await listCachedTokens(cache);
-    // The login kept under the resource itself, as `mcp` and `login --protected-resource` keep it: its
-    // file is resource-<digest>.json, already read (and its ownership checked) by the listing.
-    const byResource = ({ file, entry }: { file: string; entry: CachedTokens }) => basename(file).startsWith('resource-') && entry.resource !== undefined;
-    const kept = all.filter(byResource);
+    // The login kept under the resource itself, as `mcp` and `login --protected-resource` keep it,
+    // already read (and its ownership checked) by the listing.
+    const kept = all.filter(({ keptUnder, entry }) => keptUnder === 'resource' && entry.resource !== undefined);
     const found = kept.find(({ entry }) => entry.resource === url) ?? kept.find(({ entry }) => compareResource(url, entry.resource!) === 'prefix');
     if (found === undefined) return undefined;
     const entry = found.entry;

@@ -308,8 +308,15 @@ export async function forgetAccessToken(cache: TokenCache, key: TokenCacheKey, a
   });
 }
 
+/** A cached login as listed: its file, what it holds, and what it is kept under (the file name's first word, cacheFileName). */
+export interface ListedLogin {
+  file: string;
+  entry: CachedTokens;
+  keptUnder: 'profile' | 'client' | 'resource';
+}
+
 /** Every cached login (damaged files are skipped). */
-export async function listCachedTokens(cache: TokenCache): Promise<{ file: string; entry: CachedTokens }[]> {
+export async function listCachedTokens(cache: TokenCache): Promise<ListedLogin[]> {
   // A directory that cannot be trusted is said so, not taken for one without logins.
   await checkPrivatePath(cache.dir, 'the tokens directory');
   let names: string[];
@@ -320,10 +327,12 @@ export async function listCachedTokens(cache: TokenCache): Promise<{ file: strin
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw new UsageError(`cannot read the token cache ${cache.dir} (${code ?? (err as Error).message})`, 'check its permissions');
   }
-  const out: { file: string; entry: CachedTokens }[] = [];
-  for (const name of names.filter((n) => /^(profile|client|resource)-[^/]+\.json$/.test(n)).sort()) {
+  const out: ListedLogin[] = [];
+  for (const name of names.sort()) {
+    const keptUnder = /^(profile|client|resource)-[^/]+\.json$/.exec(name)?.[1] as ListedLogin['keptUnder'] | undefined;
+    if (keptUnder === undefined) continue;
     const entry = await readEntry(join(cache.dir, name)).catch(() => undefined);
-    if (entry) out.push({ file: join(cache.dir, name), entry });
+    if (entry) out.push({ file: join(cache.dir, name), entry, keptUnder });
   }
   return out;
 }
