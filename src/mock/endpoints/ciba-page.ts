@@ -2,8 +2,9 @@ import { constantTimeEqual } from '../../oauth/pkce.js';
 import { decideCibaRequest } from '../ciba/decide.js';
 import { cibaDonePage, cibaRequestsPage, cibaSignInPage, type CibaPageEntry } from '../ciba/pages.js';
 import { cibaRequests, findByPageId } from '../ciba/store.js';
-import { isFormBody, readBody, redirect, singleParams, type Exchange } from '../core/http/http.js';
-import { errorPage, sendPage } from '../core/pages/pages.js';
+import { redirect, type Exchange } from '../core/http/http.js';
+import { sendPage } from '../core/pages/pages.js';
+import { pageFormRefusal, readPageForm } from '../core/sessions/page-form.js';
 import { currentSession, startSession, type Session } from '../core/sessions/session.js';
 import { LOGIN_FAILED } from './interaction.js';
 
@@ -45,19 +46,10 @@ function waitingFor(ex: Exchange, username: string): CibaPageEntry[] {
 
 /** POST /ciba: the sign-in, or a decision on one request; every form carries the session's CSRF token. */
 export async function handleCibaDecision(ex: Exchange): Promise<void> {
-  const fail = (status: number, message: string) => {
-    ex.log.error = status === 403 ? 'csrf' : 'invalid_request';
-    ex.log.errorDescription = message;
-    ex.log.outcome = 'error page';
-    sendPage(ex.res, status, 'Cannot continue', errorPage('This cannot go on', message, 'Open the requests page again.'));
-  };
-  if (!isFormBody(ex.req)) return fail(400, 'The form must be sent as application/x-www-form-urlencoded.');
-  const { values, duplicate } = singleParams(await readBody(ex.req));
-  if (duplicate) return fail(400, `The form sends ${duplicate} more than once.`);
-  const session = currentSession(ex);
-  if (!session) return fail(403, 'Your session has expired or cookies are off.');
-  const token = values.get('csrf_token');
-  if (!token || !constantTimeEqual(token, session.record.csrfToken)) return fail(403, 'The form was not sent from this page (CSRF token mismatch).');
+  const fail = pageFormRefusal(ex, 'This cannot go on', 'Open the requests page again.');
+  const form = await readPageForm(ex, fail);
+  if (!form) return;
+  const { values, session } = form;
   if (values.get('action') === 'signin') return signInHere(ex, session, values);
   const username = session.record.username;
   if (username === undefined) return fail(403, 'You are not signed in.');

@@ -1,10 +1,10 @@
-import { constantTimeEqual } from '../../oauth/pkce.js';
 import { formatUserCode } from '../../oauth/grant-types.js';
 import { continueAuthorization } from './authorize.js';
 import { approveDevice, denyDevice, lookUpUserCode, sendUserCodeProblem, VERIFICATION_PATH } from '../core/device/device.js';
 import { deviceConfirmPage, userCodeEntryPage } from '../core/pages/device-pages.js';
-import { isFormBody, readBody, singleParams, type Exchange } from '../core/http/http.js';
+import { singleParams, type Exchange } from '../core/http/http.js';
 import { errorPage, sendPage } from '../core/pages/pages.js';
+import { pageFormRefusal, readPageForm } from '../core/sessions/page-form.js';
 import { currentSession, startSession } from '../core/sessions/session.js';
 import { autoLoginSession } from '../core/sessions/sessions.js';
 import type { AuthorizationRequest } from '../core/store/store.js';
@@ -75,19 +75,10 @@ export function handleVerificationPage(ex: Exchange): void {
 
 /** POST /device: Continue goes on to login and consent as in the code flow; Cancel denies the device. */
 export async function handleVerification(ex: Exchange): Promise<void> {
-  const fail = (status: number, message: string) => {
-    ex.log.error = status === 403 ? 'csrf' : 'invalid_request';
-    ex.log.errorDescription = message;
-    ex.log.outcome = 'error page';
-    sendPage(ex.res, status, 'Cannot continue', errorPage('This sign-in cannot go on', message, `Enter the code again at ${VERIFICATION_PATH}.`));
-  };
-  if (!isFormBody(ex.req)) return fail(400, 'The form must be sent as application/x-www-form-urlencoded.');
-  const { values, duplicate } = singleParams(await readBody(ex.req));
-  if (duplicate) return fail(400, `The form sends ${duplicate} more than once.`);
-  const session = currentSession(ex);
-  if (!session) return fail(403, 'Your session has expired or cookies are off.');
-  const token = values.get('csrf_token');
-  if (!token || !constantTimeEqual(token, session.record.csrfToken)) return fail(403, 'The form was not sent from this page (CSRF token mismatch).');
+  const fail = pageFormRefusal(ex, 'This sign-in cannot go on', `Enter the code again at ${VERIFICATION_PATH}.`);
+  const form = await readPageForm(ex, fail);
+  if (!form) return;
+  const { values, session } = form;
   const found = checkTypedUserCode(ex, values.get('user_code') ?? '');
   if (!found) return;
   if (found.kind !== 'ok') return sendUserCodeProblem(ex, found.kind);
