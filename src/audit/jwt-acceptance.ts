@@ -76,19 +76,28 @@ export function requestObjectProbe(v: VariantProbe): AuditProbe {
       if (m?.request_parameter_supported !== true && !Array.isArray(m?.request_object_signing_alg_values_supported))
         throw new ProbeSkip('the metadata does not advertise request objects (request_parameter_supported)');
       if (ctx.client.signingKey === undefined) throw new ProbeSkip('request objects are signed with the client key: give --signing-key FILE');
-      const pkce = ctx.usesPkce ? ctx.freshPkce() : null;
-      const params = new URL(ctx.authorizationUrl({ pkce })).searchParams;
-      const claims = requestObjectClaims(params, ctx.config.clientId, ctx.issuer ?? new URL(ctx.config.authorizationEndpoint).origin, Math.floor(Date.now() / 1000));
-      const url = new URL(ctx.config.authorizationEndpoint);
-      url.searchParams.set('client_id', ctx.config.clientId);
-      url.searchParams.set('response_type', 'code');
-      if (params.has('scope')) url.searchParams.set('scope', params.get('scope') ?? '');
-      url.searchParams.set('request', changed(ctx, claims, v.change, 'oauth-authz-req+jwt'));
-      const outcome = await ctx.authorize({ rawUrl: url.href });
+      const outcome = await ctx.authorize({ rawUrl: requestObjectUrl(ctx, (claims) => changed(ctx, claims, v.change, 'oauth-authz-req+jwt')) });
       if (codeOf(outcome) !== undefined) return verdict(v, 'it got a code');
       return pass(`refused: ${refusal(outcome) ?? 'no code'}`);
     },
   };
+}
+
+/**
+ * An authorization request by value (RFC 9101 section 5.1): the audit's own request as the request
+ * object's claims, encoded by `encode` (signed, changed or unsigned), beside client_id, response_type
+ * and scope in the URL (section 5: what OAuth requires in the query).
+ */
+export function requestObjectUrl(ctx: AuditContext, encode: (claims: Record<string, unknown>) => string): string {
+  const pkce = ctx.usesPkce ? ctx.freshPkce() : null;
+  const params = new URL(ctx.authorizationUrl({ pkce })).searchParams;
+  const claims = requestObjectClaims(params, ctx.config.clientId, ctx.issuer ?? new URL(ctx.config.authorizationEndpoint).origin, Math.floor(Date.now() / 1000));
+  const url = new URL(ctx.config.authorizationEndpoint);
+  url.searchParams.set('client_id', ctx.config.clientId);
+  url.searchParams.set('response_type', 'code');
+  if (params.has('scope')) url.searchParams.set('scope', params.get('scope') ?? '');
+  url.searchParams.set('request', encode(claims));
+  return url.href;
 }
 
 function verdict(v: VariantProbe, what: string): ProbeOutcome {

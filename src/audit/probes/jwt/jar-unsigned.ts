@@ -1,5 +1,5 @@
 import { UnsecuredJWT } from 'jose/jwt/unsecured';
-import { requestObjectClaims } from '../../../oauth/request-object.js';
+import { requestObjectUrl } from '../../jwt-acceptance.js';
 import { codeOf } from '../../outcomes.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 import { refusal } from '../pkce/pkce-required.js';
@@ -24,16 +24,8 @@ export const jarUnsignedProbe: AuditProbe = {
       return skip('the metadata does not advertise request objects (request_parameter_supported, request_object_signing_alg_values_supported)');
     const required = m?.require_signed_request_object === true;
     if (!required && Array.isArray(algs) && algs.includes('none')) return skip('the metadata lists alg none for request objects and does not require signed ones');
-    const pkce = ctx.usesPkce ? ctx.freshPkce() : null;
-    const params = new URL(ctx.authorizationUrl({ pkce })).searchParams;
-    const claims = requestObjectClaims(params, ctx.config.clientId, ctx.issuer ?? new URL(ctx.config.authorizationEndpoint).origin, Math.floor(Date.now() / 1000));
-    const url = new URL(ctx.config.authorizationEndpoint);
-    url.searchParams.set('client_id', ctx.config.clientId);
-    url.searchParams.set('response_type', 'code');
-    if (params.has('scope')) url.searchParams.set('scope', params.get('scope') ?? '');
-    url.searchParams.set('request', new UnsecuredJWT(claims).encode());
     // Pushed when the audit pushes its requests (RFC 9126 section 3): the PAR endpoint checks the request object then.
-    const outcome = await ctx.authorize({ rawUrl: url.href });
+    const outcome = await ctx.authorize({ rawUrl: requestObjectUrl(ctx, (claims) => new UnsecuredJWT(claims).encode()) });
     const why = required ? 'require_signed_request_object is true' : `alg none is not in ${JSON.stringify(algs)}`;
     if (codeOf(outcome) !== undefined) {
       if (required) return fail(`an unsigned (alg none) request object got a code although ${why}`);
