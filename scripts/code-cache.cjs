@@ -7,7 +7,6 @@
 // smaller bundle runs those of them it has. The hot paths of `token` and `mcp` (bundles of their own)
 // then run from a cached login, as kubectl, git and MCP hosts run them.
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
-const { Writable } = require('node:stream');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { loadCli, codeCacheOf, loadPageLibraries, pageLibrariesScript, BUNDLE, BUNDLES, MCP_BUNDLE, PAGES_BUNDLE, TOKEN_BUNDLE } = require('../bin/load-cli.js');
@@ -40,14 +39,13 @@ async function warmUpAndSave(bundle, commands, env) {
   writeFileSync(codeCacheOf(bundle), script.createCachedData());
 }
 
-const sink = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
-
 /**
  * The hot paths of `token` and `mcp` with a valid cached login (dist/oauthctl-token.cjs,
  * dist/oauthctl-mcp.cjs): the logins are made by the command line (whose cache is already written),
  * then each hot path runs from them, and must answer from the cache, or the build fails.
  */
 async function warmUpHotPaths(mock, env) {
+  const { discardingStream } = await import('../dist/output/io.js');
   const mcpUrl = `${mock.baseUrl}/mcp`;
   const user = ['--headless', '--username', 'alice', '--password', 'wonderland'];
   const logins = [
@@ -60,12 +58,12 @@ async function warmUpHotPaths(mock, env) {
 
   const token = loadCli('make-code-cache', TOKEN_BUNDLE);
   for (const format of ['bare', 'header', 'json', 'exec-credential']) {
-    if (!(await token.cli.tokenFromCache(['token', '--profile', 'warm-up', '--format', format], env, sink()))) throw new Error(`token --format ${format} did not answer from the cache`);
+    if (!(await token.cli.tokenFromCache(['token', '--profile', 'warm-up', '--format', format], env, discardingStream()))) throw new Error(`token --format ${format} did not answer from the cache`);
   }
   writeFileSync(codeCacheOf(TOKEN_BUNDLE), token.script.createCachedData());
 
   const mcp = loadCli('make-code-cache', MCP_BUNDLE);
-  const code = await mcp.cli.mcpFromCache(['mcp', mcpUrl], { stdout: sink(), stderr: sink(), env });
+  const code = await mcp.cli.mcpFromCache(['mcp', mcpUrl], { stdout: discardingStream(), stderr: discardingStream(), env });
   if (code !== 0) throw new Error(`mcp did not answer from the cache (${code})`);
   writeFileSync(codeCacheOf(MCP_BUNDLE), mcp.script.createCachedData());
 }

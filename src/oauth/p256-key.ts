@@ -14,7 +14,7 @@ export interface P256KeyPair {
  * garbage collector may destroy that call's key-generation job while the key is being exported as a
  * JWK, and the job's destructor then waits on the lock the export holds, forever (a deadlock seen
  * in about one run in 300 of `oauthctl url --dpop`; Node 24 does not do it). The asynchronous
- * generateKeyPair is not affected. ESLint refuses generateKeyPairSync in src/.
+ * generateKeyPair is not affected. ESLint refuses generateKeyPairSync in src/ and test/.
  */
 export function generateP256KeyPair(): P256KeyPair {
   const ecdh = createECDH('prime256v1');
