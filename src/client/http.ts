@@ -4,7 +4,8 @@ import { harClock, stepOf, type HarActor } from '../output/har.js';
 import { holdRequest, STEP_TITLES, StepSkipped } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
-import { createNodeTransport, ResponseTooLarge, type Transport } from './http-transport.js';
+import { ResponseTooLarge, type Transport } from './http-transport.js';
+import { createSocketTransport } from './http-socket.js';
 import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_SECONDS * 1000;
@@ -57,8 +58,9 @@ export interface HttpClient {
 }
 
 /**
- * The one HTTP client of the tool. Without a proxy it runs over node:http / node:https; with
- * HTTPS_PROXY / HTTP_PROXY set it loads undici's EnvHttpProxyAgent (NO_PROXY honoured there). Extra
+ * The one HTTP client of the tool. Without a proxy it speaks HTTP/1.1 itself over node:net / node:tls
+ * (src/client/http-socket.ts); with HTTPS_PROXY / HTTP_PROXY set it loads undici's EnvHttpProxyAgent
+ * (NO_PROXY honoured there). Extra
  * CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to its default trust store at
  * start-up, which both use when no `ca` is given. Every request has one deadline, connect to last byte.
  */
@@ -79,7 +81,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const transportOf = (): Promise<Transport> =>
     (transport ??=
       proxy.httpProxy === '' && proxy.httpsProxy === ''
-        ? Promise.resolve(createNodeTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate }))
+        ? Promise.resolve(createSocketTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate }))
         : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate, proxy, timeoutMs })));
 
   async function request(target: string | URL, asked: HttpRequestOptions = {}): Promise<HttpResponse> {
