@@ -68,6 +68,8 @@ export function createSocketTransport(options: {
 
   async function send(req: TransportRequest): Promise<TransportResponse> {
     const url = new URL(req.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), { code: 'ERR_INVALID_PROTOCOL' });
     const head = requestHead(req.method, url, req.headers, req.body);
     if (req.signal.aborted) throw req.signal.reason;
     const socket = await open(url);

@@ -140,6 +140,7 @@ describe('the socket transport (HTTP/1.1 over node:net)', () => {
     await expect(send(t, server.url, { headers: { authorization: 'Bearer x\r\nX-Injected: 1' } })).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
     await expect(send(t, server.url, { headers: { 'bad name': 'x' } })).rejects.toMatchObject({ code: 'ERR_INVALID_HTTP_TOKEN' });
     await expect(send(t, server.url, { method: 'GET /x HTTP/1.1\r\n' })).rejects.toMatchObject({ code: 'ERR_INVALID_HTTP_TOKEN' });
+    await expect(send(t, server.url.replace('http:', 'ftp:'))).rejects.toMatchObject({ code: 'ERR_INVALID_PROTOCOL' });
     expect(server.connections).toHaveLength(0);
   });
 
