@@ -59,8 +59,11 @@ type Framing = { kind: 'none' } | { kind: 'length'; left: number } | { kind: 'ch
 export class ResponseReader {
   private buffered: Buffer = Buffer.alloc(0);
   private head: { status: number; headers: Record<string, string>; keepAlive: boolean; framing: Framing } | undefined;
-  private readonly chunks: Buffer[] = [];
+  /** The body so far: one buffer grown by doubling, so that a body sent a byte a chunk costs no more than one sent whole. */
+  private body: Buffer = Buffer.alloc(0);
   private bodyBytes = 0;
+  /** Where to look for the end of the head: its start, or just before the bytes that came last. */
+  private scanFrom = 0;
   /** In a chunked body: the bytes of the current chunk still to come, or undefined at a size line. */
   private chunkLeft: number | undefined;
   private inTrailers = false;
@@ -78,11 +81,13 @@ export class ResponseReader {
     if (data.length > 0) this.started = true;
     this.buffered = this.buffered.length === 0 ? data : Buffer.concat([this.buffered, data]);
     while (this.head === undefined) {
-      const end = this.buffered.indexOf('\r\n\r\n');
+      const end = this.buffered.indexOf('\r\n\r\n', this.scanFrom);
       if (end < 0) {
         if (this.buffered.length > MAX_HEAD_BYTES) throw new HttpParseError(`its head is larger than ${MAX_HEAD_BYTES} bytes`);
+        this.scanFrom = Math.max(0, this.buffered.length - 3);
         return undefined;
       }
+      this.scanFrom = 0;
       if (end > MAX_HEAD_BYTES) throw new HttpParseError(`its head is larger than ${MAX_HEAD_BYTES} bytes`);
       const text = this.buffered.subarray(0, end).toString('latin1');
       this.buffered = this.buffered.subarray(end + 4);
@@ -222,14 +227,20 @@ export class ResponseReader {
 
   private take(n: number): void {
     if (n === 0) return;
-    this.bodyBytes += n;
-    if (this.bodyBytes > this.maxBodyBytes) throw new ResponseTooLarge(this.maxBodyBytes);
-    this.chunks.push(this.buffered.subarray(0, n));
+    const size = this.bodyBytes + n;
+    if (size > this.maxBodyBytes) throw new ResponseTooLarge(this.maxBodyBytes);
+    if (size > this.body.length) {
+      const grown = Buffer.allocUnsafe(Math.min(this.maxBodyBytes, Math.max(4096, 2 * this.body.length, size)));
+      this.body.copy(grown, 0, 0, this.bodyBytes);
+      this.body = grown;
+    }
+    this.buffered.copy(this.body, this.bodyBytes, 0, n);
+    this.bodyBytes = size;
     this.buffered = this.buffered.subarray(n);
   }
 
   private done(keepAlive: boolean): ReadResponse {
     const { status, headers } = this.head!;
-    return { status, headers, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks), keepAlive };
+    return { status, headers, body: this.body.subarray(0, this.bodyBytes), keepAlive };
   }
 }

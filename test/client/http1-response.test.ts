@@ -41,6 +41,12 @@ describe('ResponseReader (RFC 9112)', () => {
     }
   });
 
+  it('a body of 100,000 one-byte chunks is read whole (the body grows in one buffer, not a piece per chunk)', () => {
+    const text = Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const raw = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${[...text].map((c) => `1\r\n${c}\r\n`).join('')}0\r\n\r\n`;
+    for (const cuts of [[Infinity], [4093]]) expect(read(raw, cuts).res?.body.toString()).toBe(text);
+  });
+
   it('a body without framing runs to the close, and the connection is not kept', () => {
     const { res, reader } = read('HTTP/1.0 200 OK\r\n\r\nall of it', [3]);
     expect(res).toBeUndefined();
