@@ -1,6 +1,7 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import type { Transport, TransportRequest, TransportResponse } from './http-transport.js';
 import { ResponseReader } from './http1-response.js';
+import { hasBadFieldChar, isToken } from '../oauth/http-syntax.js';
 
 /**
  * A connection idle longer than this is closed, not reused: a server may close an idle connection at
@@ -8,10 +9,6 @@ import { ResponseReader } from './http1-response.js';
  * (RFC 9112 section 9.3.1: a POST is not retried). Requests of one command follow each other closely.
  */
 const IDLE_REUSE_MS = 1000;
-
-// RFC 9110 section 5.6.2: methods and field names are tokens; field values visible characters, SP and HTAB.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 interface Idle {
   socket: Socket;
@@ -44,7 +41,7 @@ export function createSocketTransport(options: {
       if (!kept.socket.destroyed && Date.now() - kept.since < idleReuseMs) return kept.socket.ref();
       kept.socket.destroy();
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     if (url.protocol !== 'https:') return connectTcp({ host, port, noDelay: true });
     const tls = await import('node:tls');
@@ -71,11 +68,11 @@ export function createSocketTransport(options: {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), { code: 'ERR_INVALID_PROTOCOL' });
     const head = requestHead(req.method, url, req.headers, req.body);
-    if (req.signal.aborted) throw req.signal.reason;
+    if (req.abort.aborted) throw req.abort.reason;
     const socket = await open(url);
-    if (req.signal.aborted) {
+    if (req.abort.aborted) {
       socket.destroy();
-      throw req.signal.reason;
+      throw req.abort.reason;
     }
     const key = `${url.protocol}//${url.host}`;
     return new Promise<TransportResponse>((resolve, reject) => {
@@ -85,7 +82,7 @@ export function createSocketTransport(options: {
         if (settled) return false;
         settled = true;
         socket.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', fail);
-        req.signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         return true;
       };
       function fail(err: unknown): void {
@@ -114,8 +111,7 @@ export function createSocketTransport(options: {
           fail(err);
         }
       }
-      const onAbort = (): void => fail(req.signal.reason);
-      req.signal.addEventListener('abort', onAbort, { once: true });
+      const unsubscribe = req.abort.onAbort(fail);
       socket.on('data', onData).on('end', onEnd).on('close', onEnd).on('error', fail);
       // The head in latin1, as node:http writes fields; the body in UTF-8: one write, one segment for a small request.
       socket.write(req.body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(req.body, 'utf8')]));
@@ -136,15 +132,16 @@ export function createSocketTransport(options: {
  * method, a field name or a value could break the message (a token from a server with a CR LF in it).
  */
 export function requestHead(method: string, url: URL, headers: Record<string, string | string[]>, body: string | undefined): string {
-  if (!TOKEN.test(method)) throw Object.assign(new TypeError(`Method must be a valid HTTP token ["${method}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+  // RFC 9110 section 5.6.2: methods and field names are tokens; field values visible characters, SP and HTAB.
+  if (!isToken(method)) throw Object.assign(new TypeError(`Method must be a valid HTTP token ["${method}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
   const names = new Set<string>();
   let text = `${method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
   const fields: string[] = [];
   for (const [name, values] of Object.entries(headers)) {
-    if (!TOKEN.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    if (!isToken(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
     names.add(name.toLowerCase());
     for (const value of Array.isArray(values) ? values : [values]) {
-      if (BAD_VALUE.test(value)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
+      if (hasBadFieldChar(value, true)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
       fields.push(`${name}: ${value}\r\n`);
     }
   }

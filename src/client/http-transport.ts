@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestAbort } from './http-deadline.js';
 
 /** One request as a transport sends it; the response read whole, up to `maxBytes`. */
 export interface TransportRequest {
@@ -6,8 +7,8 @@ export interface TransportRequest {
   method: string;
   headers: Record<string, string>;
   body?: string | undefined;
-  /** Aborts the request at any point, the body included (the client's deadline). */
-  signal: AbortSignal;
+  /** Stops the request at any point, the body included (the client's deadline, or the caller's signal). */
+  abort: RequestAbort;
   maxBytes: number;
 }
 

@@ -29,7 +29,7 @@ export function createUndiciTransport(options: { insecure?: boolean | undefined;
       dispatcher,
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
-      signal: req.signal,
+      signal: req.abort.signal,
       ...(req.body !== undefined ? { body: req.body } : {}),
     });
     const chunks: Buffer[] = [];

@@ -110,7 +110,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       });
     let res;
     try {
-      res = await (await transportOf()).send({ url, method, headers, body: req.body, signal: deadline.signal, maxBytes: MAX_RESPONSE_BYTES });
+      res = await (await transportOf()).send({ url, method, headers, body: req.body, abort: deadline, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
       const failure = deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
       record(0, {}, '', failure.message);

@@ -1,3 +1,4 @@
+import { hasBadFieldChar, isToken, parseDigits, trimOws } from '../oauth/http-syntax.js';
 import { ResponseTooLarge } from './http-transport.js';
 
 /**
@@ -48,10 +49,6 @@ const SINGLE_VALUED = new Set([
   'server',
   'user-agent',
 ]);
-// RFC 9110 section 5.6.2: a field name is a token.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// RFC 9110 section 5.5: field values are visible characters, SP and HTAB (obs-text allowed).
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 const CRLF = Buffer.from('\r\n');
 
 type Framing = { kind: 'none' } | { kind: 'length'; left: number } | { kind: 'chunked' } | { kind: 'close' };
@@ -111,22 +108,25 @@ export class ResponseReader {
     const lines = text.split('\r\n');
     if (lines.some((l) => l.includes('\n') || l.includes('\r'))) throw new HttpParseError('a line ends without CRLF');
     // RFC 9112 section 4: HTTP-version SP status-code SP [ reason-phrase ].
-    const statusLine = /^HTTP\/1\.([01]) ([0-9]{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/.exec(lines[0]!);
-    if (statusLine === null) throw new HttpParseError('the status line is not "HTTP/1.x NNN reason"');
-    const status = Number(statusLine[2]);
+    const first = lines[0]!;
+    const minor = first.charCodeAt(7) - 0x30;
+    const status = parseDigits(first.slice(9, 12), 10, 3);
+    const statusLineOk =
+      first.startsWith('HTTP/1.') && (minor === 0 || minor === 1) && first[8] === ' ' && status !== undefined && (first.length === 12 || (first[12] === ' ' && !hasBadFieldChar(first.slice(13))));
+    if (!statusLineOk) throw new HttpParseError('the status line is not "HTTP/1.x NNN reason"');
     const fields: [string, string][] = [];
     for (const line of lines.slice(1)) {
       // RFC 9112 section 5.2: a user agent replaces an obs-fold with SP.
       if ((line.startsWith(' ') || line.startsWith('\t')) && fields.length > 0) {
         const last = fields[fields.length - 1]!;
-        last[1] = `${last[1]} ${line.trim()}`.trim();
+        last[1] = trimOws(`${last[1]} ${trimOws(line)}`);
         continue;
       }
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!TOKEN.test(name)) throw new HttpParseError('a header line has no valid field name');
-      const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
-      if (BAD_VALUE.test(value)) throw new HttpParseError(`the ${name} field has a control character`);
+      if (!isToken(name)) throw new HttpParseError('a header line has no valid field name');
+      const value = trimOws(line.slice(colon + 1));
+      if (hasBadFieldChar(value)) throw new HttpParseError(`the ${name} field has a control character`);
       fields.push([name.toLowerCase(), value]);
     }
     // RFC 9110 section 15.2: interim responses (100 Continue, 103 Early Hints) come before the final one.
@@ -145,7 +145,7 @@ export class ResponseReader {
       .toLowerCase()
       .split(',')
       .map((t) => t.trim());
-    let keepAlive = statusLine[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+    let keepAlive = minor === 1 ? !connection.includes('close') : connection.includes('keep-alive');
     const framing = this.framingOf(status, fields);
     if (framing.kind === 'close') keepAlive = false;
     return { status, headers, keepAlive, framing };
@@ -160,8 +160,8 @@ export class ResponseReader {
     const lengths = new Set(fields.filter(([n]) => n === 'content-length').flatMap(([, v]) => v.split(',').map((c) => c.trim())));
     if (lengths.size === 0) return { kind: 'close' };
     const [length] = lengths;
-    if (lengths.size > 1 || !/^[0-9]{1,15}$/.test(length!)) throw new HttpParseError('its Content-Length is not one number');
-    const left = Number(length);
+    const left = lengths.size === 1 ? parseDigits(length!, 10, 15) : undefined;
+    if (left === undefined) throw new HttpParseError('its Content-Length is not one number');
     if (left > this.maxBodyBytes) throw new ResponseTooLarge(this.maxBodyBytes);
     return left === 0 ? { kind: 'none' } : { kind: 'length', left };
   }
@@ -200,11 +200,12 @@ export class ResponseReader {
           if (this.buffered.length > 1024) throw new HttpParseError('a chunk size line is too long');
           return undefined;
         }
+        // chunk-size [ BWS ";" chunk-ext ]: the extensions are read past, never used.
         const line = this.buffered.subarray(0, eol).toString('latin1');
-        const size = /^([0-9a-fA-F]{1,8})[ \t]*(?:;.*)?$/.exec(line);
-        if (size === null) throw new HttpParseError('a chunk size is not hexadecimal');
+        const ext = line.indexOf(';');
+        const n = parseDigits(trimOws(ext < 0 ? line : line.slice(0, ext)), 16, 8);
+        if (n === undefined || line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09 || hasBadFieldChar(line)) throw new HttpParseError('a chunk size is not hexadecimal');
         this.buffered = this.buffered.subarray(eol + 2);
-        const n = parseInt(size[1]!, 16);
         if (n === 0) {
           this.inTrailers = true;
           continue;
@@ -229,6 +230,13 @@ export class ResponseReader {
     if (n === 0) return;
     const size = this.bodyBytes + n;
     if (size > this.maxBodyBytes) throw new ResponseTooLarge(this.maxBodyBytes);
+    if (this.bodyBytes === 0) {
+      // The first piece is kept as it came (most answers come whole): copied only when a second one follows.
+      this.body = this.buffered.subarray(0, n);
+      this.bodyBytes = n;
+      this.buffered = this.buffered.subarray(n);
+      return;
+    }
     if (size > this.body.length) {
       const grown = Buffer.allocUnsafe(Math.min(this.maxBodyBytes, Math.max(4096, 2 * this.body.length, size)));
       this.body.copy(grown, 0, 0, this.bodyBytes);

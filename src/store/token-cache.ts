@@ -128,6 +128,11 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 /** Reads an entry by its file path (the keyring's secrets joined in); undefined when there is none. */
 export async function readEntry(path: string): Promise<CachedTokens | undefined> {
   await checkCacheEntry(path);
+  return readCheckedEntry(path);
+}
+
+/** An entry whose directory and file have been checked (readEntry, or the listing, which checks the directory once). */
+async function readCheckedEntry(path: string): Promise<CachedTokens | undefined> {
   let text: string | undefined;
   try {
     text = await readRegularFileIfExists(path, MAX_ENTRY_BYTES);
@@ -331,8 +336,12 @@ export async function listCachedTokens(cache: TokenCache): Promise<ListedLogin[]
   for (const name of names.sort()) {
     const keptUnder = /^(profile|client|resource)-[^/]+\.json$/.exec(name)?.[1] as ListedLogin['keptUnder'] | undefined;
     if (keptUnder === undefined) continue;
-    const entry = await readEntry(join(cache.dir, name)).catch(() => undefined);
-    if (entry) out.push({ file: join(cache.dir, name), entry, keptUnder });
+    const file = join(cache.dir, name);
+    // The directory and those above it were checked above, once for all its files.
+    const entry = await checkPrivateEntry(file, 'the token cache entry')
+      .then(() => readCheckedEntry(file))
+      .catch(() => undefined);
+    if (entry) out.push({ file, entry, keptUnder });
   }
   return out;
 }

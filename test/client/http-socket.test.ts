@@ -4,6 +4,7 @@ import { createSocketTransport } from '../../src/client/http-socket.js';
 import { createHttpClient } from '../../src/client/http.js';
 import { FlowError } from '../../src/errors.js';
 import type { Transport } from '../../src/client/http-transport.js';
+import { RequestDeadline } from '../../src/client/http-deadline.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -61,8 +62,15 @@ function transport(options: Parameters<typeof createSocketTransport>[0] = {}): T
   return t;
 }
 
+/** A deadline far away, cleared after the test. */
+function noDeadline(): RequestDeadline {
+  const deadline = new RequestDeadline(60_000);
+  cleanup.push(() => deadline.clear());
+  return deadline;
+}
+
 const send = (t: Transport, url: string, extra: Partial<Parameters<Transport['send']>[0]> = {}) =>
-  t.send({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":"\u00e9"}', signal: new AbortController().signal, maxBytes: 1 << 20, ...extra });
+  t.send({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":"\u00e9"}', abort: noDeadline(), maxBytes: 1 << 20, ...extra });
 
 const ok = (body: string, extra = '') => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
@@ -182,8 +190,11 @@ describe('the socket transport (HTTP/1.1 over node:net)', () => {
     const { fileURLToPath } = await import('node:url');
     const script = `
       const { createSocketTransport } = await import(${JSON.stringify(new URL('../../dist/client/http-socket.js', import.meta.url).href)});
+      const { RequestDeadline } = await import(${JSON.stringify(new URL('../../dist/client/http-deadline.js', import.meta.url).href)});
       const t = createSocketTransport({});
-      const res = await t.send({ url: process.argv[1], method: 'GET', headers: {}, signal: new AbortController().signal, maxBytes: 1000 });
+      const deadline = new RequestDeadline(60_000);
+      const res = await t.send({ url: process.argv[1], method: 'GET', headers: {}, abort: deadline, maxBytes: 1000 });
+      deadline.clear();
       process.stdout.write(res.body);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script, server.url], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
