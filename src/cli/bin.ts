@@ -6,7 +6,8 @@ import { run } from './main.js';
  * waits for a slow stdout consumer, and exits with the command's code.
  */
 export async function main(argv: readonly string[]): Promise<never> {
-  const code = await run(argv);
+  // The process's own start: a run that was slow to start still knows what happened since it was asked for.
+  const code = await run(argv, withIO(processIO(), { startedAt: Date.now() - process.uptime() * 1000 }));
   // Pipes, files and terminals are written synchronously on Linux and macOS; wait for a slow consumer otherwise.
   if (process.stdout.writableNeedDrain) await new Promise((resolve) => process.stdout.once('drain', resolve));
   process.exit(code);

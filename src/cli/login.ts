@@ -44,23 +44,23 @@ export async function runLogin(options: LoginOptions, io: IO, deps: LoginDepende
   const profile =
     options.cache === false || options.call !== undefined || deps.userAgent !== undefined ? undefined : (await import('../store/config-store.js')).selectedProfileName(options.profile, io.env);
   if (profile === undefined) return loginNow(options, io, deps);
-  // One interactive login per cached login at a time (src/store/lock.ts): a run that waited for another
-  // one's login of the same profile uses its tokens instead of opening a second browser.
-  const [{ withLoginLock }, { openTokenCache, readCachedTokens }] = await Promise.all([import('../store/lock.js'), import('../store/token-cache.js')]);
+  // One interactive login per cached login at a time (src/store/lock.ts): a run asked for while another
+  // one logged in to the same profile uses its tokens instead of opening a second browser.
+  const [{ withLoginLock }, { cachedTokensSavedAt, openTokenCache, readCachedTokens }] = await Promise.all([import('../store/lock.js'), import('../store/token-cache.js')]);
   const cache = openTokenCache(io.env);
   const key = { profile };
-  const startedAt = Math.floor(Date.now() / 1000);
-  let waited = false;
-  const tell = (line: string) => {
-    waited = true;
-    io.stderr.write(`oauthctl: ${line}\n`);
-  };
+  const askedAt = io.startedAt ?? Date.now();
+  const tell = (line: string) => io.stderr.write(`oauthctl: ${line}\n`);
   return withLoginLock(
     cache,
     key,
     async () => {
-      const entry = waited ? await readCachedTokens(cache, key) : undefined;
-      if (entry === undefined || entry.obtained_at < startedAt) return loginNow(options, io, deps);
+      // A login saved since this run was asked for (another run's, which held the lock or finished just
+      // before this one took it: a run slow to start may never see the lock held) is used, not repeated.
+      // One that cannot be read (damaged) is what this login replaces.
+      const savedAt = cachedTokensSavedAt(cache, key);
+      const entry = savedAt !== undefined && savedAt >= askedAt ? await readCachedTokens(cache, key).catch(() => undefined) : undefined;
+      if (entry === undefined) return loginNow(options, io, deps);
       io.stderr.write(`oauthctl: another oauthctl logged in for profile ${profile} meanwhile: using its tokens\n`);
       const { printTokenResponse } = await import('../output/tokens.js');
       const expiresIn = entry.expires_at !== undefined && entry.expires_at > 0 ? Math.max(0, entry.expires_at - Math.floor(Date.now() / 1000)) : undefined;

@@ -15,6 +15,12 @@ export interface IO {
   env: NodeJS.ProcessEnv;
   /** With --trace FILE: where every HTTP exchange of the command is recorded. */
   har?: HarRecorder | undefined;
+  /**
+   * When the person asked for the command (ms since the epoch): the process's start for the command
+   * line (src/cli/bin.ts), so that time lost starting up under load still counts; else the moment a
+   * command that needs it begins.
+   */
+  startedAt?: number | undefined;
 }
 
 export function processIO(): IO {

@@ -1,4 +1,4 @@
-import { promises as fs, readdirSync } from 'node:fs';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { NotAReadableFileError, readRegularFileIfExists, withFileLock, writeFileAtomic } from './atomic-file.js';
@@ -120,6 +120,18 @@ export function describeKey(key: TokenCacheKey): string {
 
 export async function readCachedTokens(cache: TokenCache, key: TokenCacheKey): Promise<CachedTokens | undefined> {
   return readEntry(cacheFilePath(cache, key));
+}
+
+/**
+ * When a cached login was last written (ms since the epoch), to the millisecond where `obtained_at`
+ * has whole seconds: undefined when there is none.
+ */
+export function cachedTokensSavedAt(cache: TokenCache, key: TokenCacheKey): number | undefined {
+  try {
+    return statSync(cacheFilePath(cache, key)).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 /** No cached login comes near this; anything larger is not one. */

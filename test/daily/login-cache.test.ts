@@ -9,6 +9,8 @@ import { runStatus } from '../../src/cli/status.js';
 import { runToken } from '../../src/cli/token.js';
 import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
+import { run } from '../../src/cli/main.js';
+import { withIO } from '../../src/output/io.js';
 
 let mock: MockServer;
 const log: MockLogEntry[] = [];
@@ -63,6 +65,27 @@ describe('login with a profile', () => {
     expect(status.stderr).toMatch(/Logged in: profile "mock" .*\n {2}access token: valid, expires in (59 min|1 h)/);
     const token = await runCli(['token'], { ...env, OAUTHCTL_PROFILE: 'mock' });
     expect(token).toMatchObject({ code: 0, stdout: `${tokens.access_token}\n` });
+  });
+
+  it('a run slow to start uses the login another run saved since it was asked for; a run asked for after it logs in again', async () => {
+    await addMockProfile();
+    const askedBefore = Date.now() - 1;
+    const first = await runCli(['login', '--profile', 'mock', '--timeout', '20', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const authorizations = () => log.filter((e) => e.path === '/authorize').length;
+    const before = authorizations();
+    // As the command line says when the process started (src/cli/bin.ts): before the first run saved its login.
+    const io = testIO(env);
+    expect(await run(['login', '--profile', 'mock', '--timeout', '20', '--json'], withIO(io, { startedAt: askedBefore }))).toBe(0);
+    expect(io.err()).toContain('another oauthctl logged in for profile mock meanwhile: using its tokens');
+    expect(JSON.parse(io.out()).access_token).toBe(JSON.parse(first.stdout).access_token);
+    expect(authorizations()).toBe(before);
+
+    const again = await runCli(['login', '--profile', 'mock', '--timeout', '20', '--json'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('meanwhile');
+    expect(JSON.parse(again.stdout).access_token).not.toBe(JSON.parse(first.stdout).access_token);
+    expect(authorizations()).toBe(before + 1);
   });
 
   it('lets flags override the profile', async () => {
