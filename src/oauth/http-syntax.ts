@@ -8,13 +8,15 @@
 const TCHAR = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[c.charCodeAt(0)] = 1;
 
+/** Whether a character (its code) is a tchar. */
+export function isTchar(c: number): boolean {
+  return c < 128 && TCHAR[c] === 1;
+}
+
 /** token = 1*tchar: a method or a field name. */
 export function isToken(text: string): boolean {
   if (text.length === 0) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || TCHAR[c] === 0) return false;
-  }
+  for (let i = 0; i < text.length; i++) if (!isTchar(text.charCodeAt(i))) return false;
   return true;
 }
 

@@ -1,3 +1,5 @@
+import { isTchar } from './http-syntax.js';
+
 /**
  * Parses a WWW-Authenticate header (RFC 9110 section 11.6.1) into challenges, so that a protected
  * resource's RFC 6750 section 3 error (`Bearer error="invalid_token", error_description="..."`) can be shown.
@@ -16,7 +18,7 @@ export function parseWwwAuthenticate(header: string): AuthChallenge[] {
   };
   const readToken = () => {
     const start = i;
-    while (i < n && /[!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(header[i] ?? '')) i++;
+    while (i < n && isTchar(header.charCodeAt(i))) i++;
     return header.slice(start, i);
   };
   const readQuoted = () => {
