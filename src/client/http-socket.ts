@@ -1,6 +1,6 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import type { Transport, TransportRequest, TransportResponse } from './http-transport.js';
-import { ResponseReader } from './http1-response.js';
+import { ResponseReader, type ReadResponse } from './http1-response.js';
 import { hasBadFieldChar, isToken } from '../oauth/http-syntax.js';
 
 /**
@@ -32,8 +32,7 @@ export function createSocketTransport(options: {
   const idleReuseMs = options.idleReuseMs ?? IDLE_REUSE_MS;
   const idle = new Map<string, Idle>();
 
-  async function open(url: URL): Promise<Socket> {
-    const key = `${url.protocol}//${url.host}`;
+  async function open(url: URL, key: string): Promise<Socket> {
     const kept = idle.get(key);
     if (kept !== undefined) {
       idle.delete(key);
@@ -69,12 +68,13 @@ export function createSocketTransport(options: {
       throw Object.assign(new TypeError(`Protocol "${url.protocol}" not supported. Expected "http:" or "https:"`), { code: 'ERR_INVALID_PROTOCOL' });
     const head = requestHead(req.method, url, req.headers, req.body);
     if (req.abort.aborted) throw req.abort.reason;
-    const socket = await open(url);
+    // One kept-alive connection per origin.
+    const key = `${url.protocol}//${url.host}`;
+    const socket = await open(url, key);
     if (req.abort.aborted) {
       socket.destroy();
       throw req.abort.reason;
     }
-    const key = `${url.protocol}//${url.host}`;
     return new Promise<TransportResponse>((resolve, reject) => {
       const reader = new ResponseReader(req.method.toUpperCase(), req.maxBytes);
       let settled = false;
@@ -90,9 +90,9 @@ export function createSocketTransport(options: {
         socket.destroy();
         reject(err);
       }
-      const finish = (res: ReturnType<ResponseReader['end']>): void => {
+      const finish = (res: ReadResponse): void => {
         if (!settle()) return;
-        if (res.keepAlive && reader.leftover === 0 && !socket.destroyed) keepIdle(key, socket);
+        if (res.keepAlive && !socket.destroyed) keepIdle(key, socket);
         else socket.destroy();
         resolve({ status: res.status, headers: res.headers, body: res.body.toString('utf8') });
       };

@@ -60,9 +60,8 @@ export interface HttpClient {
 /**
  * The one HTTP client of the tool. Without a proxy it speaks HTTP/1.1 itself over node:net / node:tls
  * (src/client/http-socket.ts); with HTTPS_PROXY / HTTP_PROXY set it loads undici's EnvHttpProxyAgent
- * (NO_PROXY honoured there). Extra
- * CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to its default trust store at
- * start-up, which both use when no `ca` is given. Every request has one deadline, connect to last byte.
+ * (NO_PROXY honoured there). Extra CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to
+ * its default trust store at start-up, which both use when no `ca` is given. Every request has one deadline, connect to last byte.
  */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;

@@ -16,7 +16,10 @@ export interface ReadResponse {
   /** Lower-case names; repeated fields joined with ", " (set-cookie with "\n"), as node:http joins them. */
   headers: Record<string, string>;
   body: Buffer;
-  /** Whether the connection may carry another request (RFC 9112 section 9.3). */
+  /**
+   * Whether the connection may carry another request (RFC 9112 section 9.3): not after bytes the
+   * response did not frame (a server that sent more than it said), which are never read as the next answer.
+   */
   keepAlive: boolean;
 }
 
@@ -79,13 +82,12 @@ export class ResponseReader {
     this.buffered = this.buffered.length === 0 ? data : Buffer.concat([this.buffered, data]);
     while (this.head === undefined) {
       const end = this.buffered.indexOf('\r\n\r\n', this.scanFrom);
+      if ((end < 0 ? this.buffered.length : end) > MAX_HEAD_BYTES) throw new HttpParseError(`its head is larger than ${MAX_HEAD_BYTES} bytes`);
       if (end < 0) {
-        if (this.buffered.length > MAX_HEAD_BYTES) throw new HttpParseError(`its head is larger than ${MAX_HEAD_BYTES} bytes`);
         this.scanFrom = Math.max(0, this.buffered.length - 3);
         return undefined;
       }
       this.scanFrom = 0;
-      if (end > MAX_HEAD_BYTES) throw new HttpParseError(`its head is larger than ${MAX_HEAD_BYTES} bytes`);
       const text = this.buffered.subarray(0, end).toString('latin1');
       this.buffered = this.buffered.subarray(end + 4);
       this.head = this.parseHead(text);
@@ -99,7 +101,7 @@ export class ResponseReader {
     throw Object.assign(new Error(this.started ? 'the server closed the connection mid-response' : 'socket hang up'), { code: 'ECONNRESET' });
   }
 
-  /** Bytes after the response (a server that sent more than it framed): the connection is not reused then. */
+  /** Bytes after the response (a server that sent more than it framed). */
   get leftover(): number {
     return this.buffered.length;
   }
@@ -249,6 +251,6 @@ export class ResponseReader {
 
   private done(keepAlive: boolean): ReadResponse {
     const { status, headers } = this.head!;
-    return { status, headers, body: this.body.subarray(0, this.bodyBytes), keepAlive };
+    return { status, headers, body: this.body.subarray(0, this.bodyBytes), keepAlive: keepAlive && this.buffered.length === 0 };
   }
 }

@@ -77,6 +77,7 @@ describe('ResponseReader (RFC 9112)', () => {
     const { res, reader } = read('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged');
     expect(res?.body.toString()).toBe('ok');
     expect(reader.leftover).toBeGreaterThan(0);
+    expect(res?.keepAlive).toBe(false);
   });
 
   it('refuses what a hostile server could smuggle or stall with', () => {
