@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const suite = join(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const suite = join(here, '..', '..', 'node_modules', 'mcp-conformance-0-1', 'dist', 'index.js');
 const client = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(here, 'client.mjs'))}`;
 const PARALLEL = Number(process.env.MCP_CONFORMANCE_PARALLEL) || 2;
 
