@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_HTTP_TIMEOUT_SECONDS } from '../client/http-deadline.js';
+import { DEFAULT_HTTP_TIMEOUT_SECONDS } from '../http/deadline.js';
 import { parseInteger } from './command.js';
 import { addWatchOptions } from './watch.js';
 

@@ -3,9 +3,8 @@ import { redactForm, redactHeaderValue, redactParams, redactUrl } from '../outpu
 import { harClock, stepOf, type HarActor } from '../output/har.js';
 import { holdRequest, STEP_TITLES, StepSkipped } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
-import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from './http-deadline.js';
-import { ResponseTooLarge, type Transport } from './http-transport.js';
-import { createSocketTransport } from './http-socket.js';
+import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from '../http/deadline.js';
+import { createOutbound, proxySettings, ResponseTooLarge } from '../http/request.js';
 import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_SECONDS * 1000;
@@ -58,10 +57,10 @@ export interface HttpClient {
 }
 
 /**
- * The one HTTP client of the tool. Without a proxy it speaks HTTP/1.1 itself over node:net / node:tls
- * (src/client/http-socket.ts); with HTTPS_PROXY / HTTP_PROXY set it loads undici's EnvHttpProxyAgent
- * (NO_PROXY honoured there). Extra CAs from NODE_EXTRA_CA_CERTS need nothing here: Node adds them to
- * its default trust store at start-up, which both use when no `ca` is given. Every request has one deadline, connect to last byte.
+ * The client's HTTP: src/http's outbound requests (Node's http and https; undici's EnvHttpProxyAgent
+ * when HTTPS_PROXY / HTTP_PROXY is set, NO_PROXY honoured there) with what a command adds: one
+ * deadline per request, connect to last byte (--http-timeout), the --verbose trace with secrets
+ * redacted, --trace's record, --step, and one line for each failure.
  */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
@@ -74,14 +73,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     if (renderer) renderer.warn(text);
     else process.emitWarning(text);
   }
-  // Passed explicitly so that the command's environment decides; '' means none (no process.env fallback).
-  const proxy = { httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '', httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '', noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
-  let transport: Promise<Transport> | undefined;
-  const transportOf = (): Promise<Transport> =>
-    (transport ??=
-      proxy.httpProxy === '' && proxy.httpsProxy === ''
-        ? Promise.resolve(createSocketTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate }))
-        : import('./http-undici.js').then(({ createUndiciTransport }) => createUndiciTransport({ insecure: options.insecure, clientCertificate: options.clientCertificate, proxy, timeoutMs })));
+  // The command's environment decides (io.env), never process.env behind its back.
+  const outbound = createOutbound({ insecure: options.insecure, clientCertificate: options.clientCertificate, proxy: proxySettings(env), timeoutMs });
 
   async function request(target: string | URL, asked: HttpRequestOptions = {}): Promise<HttpResponse> {
     const held = await holdForStep(renderer, options.actor ?? 'client', String(target), asked);
@@ -109,7 +102,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       });
     let res;
     try {
-      res = await (await transportOf()).send({ url, method, headers, body: req.body, abort: deadline, maxBytes: MAX_RESPONSE_BYTES });
+      res = await outbound.send({ url, method, headers, body: req.body, abort: deadline, maxBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
       const failure = deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
       record(0, {}, '', failure.message);
@@ -139,9 +132,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   return {
     request,
     warn: (text) => (renderer ? renderer.warn(text) : process.emitWarning(text)),
-    close: async () => {
-      if (transport) await (await transport).close();
-    },
+    close: () => outbound.close(),
   };
 }
 
@@ -190,6 +181,13 @@ function networkError(err: unknown, method: string, url: string, timeoutMs: numb
   const message = e.cause?.message ?? e.message ?? String(err);
   const where = `${method} ${url}`;
   if (err instanceof ResponseTooLarge) return new FlowError(`${where} failed: ${err.message}`);
+  // llhttp's refusals (Node's parser): the reason it gives, as soon as the bytes break HTTP/1.1.
+  if (code.startsWith('HPE_')) {
+    return new FlowError(
+      `${where} failed: the answer is not valid HTTP/1.1: ${message.replace(/^Parse Error: /, '')} (${code})`,
+      'is this an HTTP server, and is nothing in front of it rewriting the answer?',
+    );
+  }
   if (e instanceof Error && e.name === 'AbortError') return new FlowError(`${where} was aborted`);
   const proxy = proxyThatFailed(e, url, env);
   if (proxy !== undefined) {

@@ -1,4 +1,7 @@
-import { isTchar } from './http-syntax.js';
+// RFC 9110 section 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+const TCHAR = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[c.charCodeAt(0)] = 1;
+const isTchar = (c: number): boolean => c < 128 && TCHAR[c] === 1;
 
 /**
  * Parses a WWW-Authenticate header (RFC 9110 section 11.6.1) into challenges, so that a protected

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeadlineExceeded, RequestDeadline } from '../../src/client/http-deadline.js';
+import { DeadlineExceeded, RequestDeadline } from '../../src/http/deadline.js';
 
 describe('RequestDeadline', () => {
   it('at the deadline: listeners are told once with DeadlineExceeded, expired is true, and a signal asked for afterwards is aborted too', async () => {

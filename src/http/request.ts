@@ -1,0 +1,203 @@
+import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import type { RequestAbort } from './deadline.js';
+
+/** One request; the answer is read whole, up to `maxBytes`. */
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  /** A list sends the field once per value. */
+  headers: Record<string, string | string[]>;
+  body?: string | undefined;
+  /** Stops the request at any point, the body included (the whole-request deadline, or the caller's signal). */
+  abort: RequestAbort;
+  maxBytes: number;
+  /** Whether the body of an answer with this status is wanted; when not, it is never read and comes back ''. Default: always. */
+  readBody?: (status: number) => boolean;
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** Lower-case names; repeated fields joined with ", " (set-cookie with "\n"). */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Outbound {
+  send(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Ends the kept-alive connections. */
+  close(): Promise<void>;
+}
+
+/** Where a proxy is to be found: HTTPS_PROXY, HTTP_PROXY and NO_PROXY as the command's environment has them ('' for none). */
+export interface ProxySettings {
+  httpProxy: string;
+  httpsProxy: string;
+  noProxy: string;
+}
+
+export interface OutboundOptions {
+  /** Skip TLS certificate verification (--insecure). */
+  insecure?: boolean | undefined;
+  /** Mutual TLS (RFC 8705): the client certificate and its private key, PEM, presented when a server asks. */
+  clientCertificate?: { cert: string; key: string } | undefined;
+  /** The proxy, read by proxySettings(env); none when both proxies are ''. */
+  proxy?: ProxySettings | undefined;
+  /** Kept-alive connections, one pool per scheme (default); false for one connection per request. */
+  keepAlive?: boolean | undefined;
+  /** Resolves a host name to the address connected to, as node:net's `lookup` (an address policy for the mock's calls). */
+  lookup?: LookupFunction | undefined;
+  /** The whole-request deadline, for undici's own timers behind a proxy. */
+  timeoutMs?: number | undefined;
+}
+
+export class ResponseTooLarge extends Error {
+  constructor(maxBytes: number) {
+    super(`response larger than ${maxBytes} bytes`);
+  }
+}
+
+/** The proxy settings of an environment; lower-case names first, as curl reads them. */
+export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings {
+  return { httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '', httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '', noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
+}
+
+/**
+ * Outbound HTTP: Node's own http and https (llhttp reads the answers, Node validates what is sent:
+ * ERR_INVALID_CHAR for a field value with CR or LF, Basic credentials from a URL's userinfo), loaded
+ * when the first request is made; behind a proxy, undici's EnvHttpProxyAgent (src/http/proxy.ts, with
+ * NO_PROXY). A redirect is never followed: the answer is returned as it came. Extra CAs from
+ * NODE_EXTRA_CA_CERTS need nothing here: Node adds them to the default trust store at start-up.
+ */
+export function createOutbound(options: OutboundOptions = {}): Outbound {
+  const proxy = options.proxy;
+  if (proxy !== undefined && (proxy.httpProxy !== '' || proxy.httpsProxy !== '')) return proxied(options, proxy);
+  const keepAlive = options.keepAlive !== false;
+  const agents: { http?: Agent; https?: Agent } = {};
+
+  async function requester(protocol: string): Promise<{ request: (url: URL, options: RequestOptions) => ClientRequest; agent: Agent }> {
+    if (protocol === 'https:') {
+      const https = await import('node:https');
+      agents.https ??= new https.Agent({ keepAlive, rejectUnauthorized: options.insecure !== true, ...options.clientCertificate });
+      return { request: https.request, agent: agents.https };
+    }
+    // Any other scheme goes to node:http, which refuses it (ERR_INVALID_PROTOCOL) before connecting.
+    const http = await import('node:http');
+    agents.http ??= new http.Agent({ keepAlive });
+    return { request: http.request, agent: agents.http };
+  }
+
+  async function send(req: OutboundRequest): Promise<OutboundResponse> {
+    const url = new URL(req.url);
+    const { request, agent } = await requester(url.protocol);
+    try {
+      return await sendOnce(request, agent, url, req, options.lookup);
+    } catch (err) {
+      if (!(err instanceof StaleConnection)) throw err;
+      // A kept-alive connection the server had closed without saying so (no Connection: close), found
+      // out as the request was written: sent once more on a fresh connection, as Node's documentation
+      // of request.reusedSocket advises. The other idle ones are likely closed too: dropped.
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+      return sendOnce(request, agent, url, req, options.lookup);
+    }
+  }
+
+  return {
+    send,
+    close: async () => {
+      agents.http?.destroy();
+      agents.https?.destroy();
+    },
+  };
+}
+
+/** A request on a reused connection that failed before any byte of an answer came. */
+class StaleConnection extends Error {}
+
+function sendOnce(request: (url: URL, options: RequestOptions) => ClientRequest, agent: Agent, url: URL, req: OutboundRequest, lookup: LookupFunction | undefined): Promise<OutboundResponse> {
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    if (req.abort.aborted) {
+      reject(req.abort.reason);
+      return;
+    }
+    let outgoing: ClientRequest;
+    try {
+      outgoing = request(url, { method: req.method, headers: req.headers, agent, ...(lookup !== undefined && { lookup }) });
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    let settled = false;
+    const settle = (then: () => void): void => {
+      if (settled) return;
+      settled = true;
+      unsubscribe();
+      then();
+    };
+    const fail = (err: unknown): void =>
+      settle(() => {
+        outgoing.destroy();
+        reject(err);
+      });
+    const unsubscribe = req.abort.onAbort(fail);
+    let answered = false;
+    outgoing.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = !answered && outgoing.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !req.abort.aborted;
+      fail(stale ? new StaleConnection(err.message) : err);
+    });
+    outgoing.on('response', (res: IncomingMessage) => {
+      answered = true;
+      const status = res.statusCode ?? 0;
+      const headers = flattenHeaders(res.headers);
+      if (req.readBody !== undefined && !req.readBody(status)) {
+        settle(() => {
+          outgoing.destroy();
+          resolve({ status, headers, body: '' });
+        });
+        return;
+      }
+      // A body announced past the limit is refused before a byte of it is read.
+      if (Number(res.headers['content-length']) > req.maxBytes) {
+        fail(new ResponseTooLarge(req.maxBytes));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > req.maxBytes) fail(new ResponseTooLarge(req.maxBytes));
+        else chunks.push(chunk);
+      });
+      // A body cut short (fewer bytes than framed, a chunked body without its last chunk) is never taken for the whole.
+      const truncated = (): void => {
+        if (!res.complete) fail(Object.assign(new Error('the server closed the connection mid-response'), { code: 'ECONNRESET' }));
+      };
+      res.on('error', truncated);
+      res.on('close', truncated);
+      res.on('end', () => settle(() => resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') })));
+    });
+    outgoing.end(req.body);
+  });
+}
+
+/** Behind a proxy: undici, loaded then (it costs more to load than a short command's whole request). */
+function proxied(options: OutboundOptions, proxy: ProxySettings): Outbound {
+  let loaded: Promise<Outbound> | undefined;
+  const outbound = (): Promise<Outbound> => (loaded ??= import('./proxy.js').then(({ createProxiedOutbound }) => createProxiedOutbound({ ...options, proxy })));
+  return {
+    send: async (req) => (await outbound()).send(req),
+    close: async () => {
+      if (loaded !== undefined) await (await loaded).close();
+    },
+  };
+}
+
+export function flattenHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    out[key] = Array.isArray(value) ? value.join(key === 'set-cookie' ? '\n' : ', ') : value;
+  }
+  return out;
+}
