@@ -1,6 +1,7 @@
 /**
  * The layers of src/ (docs/ARCHITECTURE.md): imports point down only.
  *   cli -> audit -> agent -> client -> store -> oauth;  mock -> oauth;
+ *   http (outbound requests, loopback servers) below client, audit and mock alike;
  *   output (rendering, IO types) and errors.ts sit below everything but oauth and use nothing above.
  * `npm run lint` runs this; a wrong import fails it with the rule's name.
  */
@@ -24,13 +25,20 @@ module.exports = {
       from: { path: layer('client') },
       to: { path: ['^src/(cli|audit|agent|mock)/'] },
     },
-    { name: 'store-below-client', severity: 'error', comment: 'The store uses oauth, output and errors only.', from: { path: layer('store') }, to: { path: ['^src/(cli|audit|agent|client|mock)/'] } },
+    { name: 'store-below-client', severity: 'error', comment: 'The store uses oauth, output and errors only.', from: { path: layer('store') }, to: { path: ['^src/(cli|audit|agent|client|mock|http)/'] } },
     {
       name: 'mock-is-apart',
       severity: 'error',
-      comment: 'The mock uses only itself, src/oauth, output and errors.ts.',
+      comment: 'The mock uses only itself, src/http, src/oauth, output and errors.ts.',
       from: { path: layer('mock') },
-      to: { path: '^src/', pathNot: ['^src/(mock|oauth|output)/', '^src/errors\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/(mock|http|oauth|output)/', '^src/errors\\.ts$'] },
+    },
+    {
+      name: 'http-below-all',
+      severity: 'error',
+      comment: 'The one outbound HTTP module and server start: node built-ins, undici, oauth, output and errors.ts only.',
+      from: { path: layer('http') },
+      to: { path: '^src/', pathNot: ['^src/(http|oauth|output)/', '^src/errors\\.ts$'] },
     },
     { name: 'oauth-is-pure', severity: 'error', comment: 'src/oauth uses only itself (and node built-ins, jose).', from: { path: layer('oauth') }, to: { path: '^src/', pathNot: layer('oauth') } },
     {

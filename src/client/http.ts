@@ -4,7 +4,8 @@ import { harClock, stepOf, type HarActor } from '../output/har.js';
 import { holdRequest, STEP_TITLES, StepSkipped } from '../output/step.js';
 import type { Renderer } from '../output/render.js';
 import { DEFAULT_HTTP_TIMEOUT_SECONDS, deadlineError, RequestDeadline } from '../http/deadline.js';
-import { createOutbound, proxySettings, ResponseTooLarge } from '../http/request.js';
+import { proxySettings, ResponseTooLarge } from '../http/outbound.js';
+import { createOutbound } from '../http/request.js';
 import { JsonDepthError, parseJson } from '../oauth/json.js';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_SECONDS * 1000;

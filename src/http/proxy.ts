@@ -1,5 +1,5 @@
 import { EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
-import { flattenHeaders, ResponseTooLarge, type Outbound, type OutboundOptions, type OutboundRequest, type OutboundResponse, type ProxySettings } from './request.js';
+import { flattenHeaders, ResponseTooLarge, type Outbound, type OutboundOptions, type OutboundRequest, type OutboundResponse, type ProxySettings } from './outbound.js';
 
 /**
  * Through a proxy: undici's EnvHttpProxyAgent (HTTPS_PROXY / HTTP_PROXY / NO_PROXY as given), with

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbound, ResponseTooLarge, type Outbound, type OutboundRequest } from '../../src/http/request.js';
+import { ResponseTooLarge, type Outbound, type OutboundRequest } from '../../src/http/outbound.js';
+import { createOutbound } from '../../src/http/request.js';
 import { RequestDeadline } from '../../src/http/deadline.js';
 import { ok, rawServer as rawServerOf } from './raw-server.js';
 

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchBounded } from '../../src/mock/core/clients/bounded-fetch.js';
+import { postToClient } from '../../src/mock/core/http/post-to-client.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -92,5 +93,14 @@ describe('fetchBounded: a small JSON document, bounded in size and time, never r
     await closers.pop()!();
     expect(await fetchBounded(`http://127.0.0.1:${port}/doc`, LIMITS)).toEqual({ ok: false, reason: 'network', detail: 'ECONNREFUSED' });
     expect(await fetchBounded(`${h.base}/short`, LIMITS)).toMatchObject({ ok: false, reason: 'network' });
+  });
+
+  it('connects only where its lookup lets it (the hook an address policy uses), for a GET and for a POST to a client', async () => {
+    const h = await host((_p, res) => res.writeHead(200).end('{}'));
+    const refuse: LookupFunction = (_hostname, _options, callback) => callback(Object.assign(new Error('not an allowed address'), { code: 'EACCES' }), '', 0);
+    expect(await fetchBounded(h.base.replace('127.0.0.1', 'client.example'), { ...LIMITS, lookup: refuse })).toEqual({ ok: false, reason: 'network', detail: 'EACCES' });
+    expect(await postToClient(`${h.base.replace('127.0.0.1', 'client.example')}/ping`, {}, '{}', 500, refuse)).toMatchObject({ status: 0, problem: 'could not connect: EACCES' });
+    expect(h.hits).toEqual([]);
+    expect(await postToClient(`${h.base}/ping`, {}, '{}', 500)).toMatchObject({ status: 200 });
   });
 });

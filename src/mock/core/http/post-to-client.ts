@@ -1,3 +1,7 @@
+import type { LookupFunction } from 'node:net';
+import { RequestDeadline } from '../../../http/deadline.js';
+import { createOutbound } from '../../../http/request.js';
+
 /** What became of a POST the mock sent to a client. */
 export interface ClientPostResult {
   /** The answer's status; 0 when none came. */
@@ -10,20 +14,24 @@ export interface ClientPostResult {
 
 /**
  * A POST the mock itself sends to a client's registered endpoint: a back-channel logout token
- * (Back-Channel Logout 1.0 section 2.5), a CIBA ping (CIBA Core 1.0 section 10.2). A redirect is
- * never followed (what is sent goes only where it was registered), the answer's body is never read,
- * and the whole exchange is bounded by `timeoutMs`. Never rejects.
+ * (Back-Channel Logout 1.0 section 2.5), a CIBA ping (CIBA Core 1.0 section 10.2), through src/http.
+ * A redirect is never followed (what is sent goes only where it was registered), the answer's body
+ * is never read, and the whole exchange is bounded by `timeoutMs`. `lookup` decides the address a
+ * host name connects to (an address policy). Never rejects.
  */
-export async function postToClient(uri: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<ClientPostResult> {
+export async function postToClient(uri: string, headers: Record<string, string>, body: string, timeoutMs: number, lookup?: LookupFunction): Promise<ClientPostResult> {
   const started = performance.now();
   let status = 0;
   let problem: string | undefined;
+  const outbound = createOutbound({ keepAlive: false, lookup });
+  const deadline = new RequestDeadline(timeoutMs);
   try {
-    const res = await fetch(uri, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    status = res.status;
-    await res.body?.cancel();
+    status = (await outbound.send({ url: uri, method: 'POST', headers, body, abort: deadline, maxBytes: 0, readBody: () => false })).status;
   } catch (err) {
-    problem = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `could not connect: ${(err as Error).message}`;
+    problem = deadline.expired ? `no answer within ${timeoutMs} ms` : `could not connect: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  } finally {
+    deadline.clear();
+    await outbound.close();
   }
   return { status, ...(problem !== undefined && { problem }), durationMs: Math.round((performance.now() - started) * 100) / 100 };
 }
