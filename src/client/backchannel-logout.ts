@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen } from '../http/server.js';
 import type { JSONWebKeySet } from 'jose';
 import { UsageError } from '../errors.js';
 import { logoutTokenProblems } from '../oauth/logout-token.js';
@@ -51,7 +51,6 @@ export interface BackchannelListener {
 export async function startBackchannelListener(options: { port: number; path: string; validate: (token: string) => Promise<LogoutTokenReport> }): Promise<BackchannelListener> {
   let deliver: (report: LogoutTokenReport) => void = () => undefined;
   const first = new Promise<LogoutTokenReport>((resolve) => (deliver = resolve));
-  const server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const answer = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -68,25 +67,17 @@ export async function startBackchannelListener(options: { port: number; path: st
     else answer(400, { error: 'invalid_request', error_description: report.problems.join('; ') });
     deliver(report);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new UsageError(`port ${options.port} on 127.0.0.1 is already in use`, 'choose another --port, or leave it out for a free one') : err),
-    );
-    server.listen(options.port, '127.0.0.1', resolve);
+  const listening = await listen((req, res) => void handle(req, res), { port: options.port }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EADDRINUSE' ? new UsageError(`port ${options.port} on 127.0.0.1 is already in use`, 'choose another --port, or leave it out for a free one') : err;
   });
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}${options.path}`,
+    url: `${listening.url}${options.path}`,
     waitForLogoutToken: (signal) =>
       new Promise((resolve, reject) => {
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         void first.then(resolve);
       }),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => listening.close(),
   };
 }
 

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen } from '../http/server.js';
 import { UsageError } from '../errors.js';
 import { parsePingCallback } from '../oauth/ciba.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
@@ -37,15 +37,8 @@ export async function startPingListener(options: { host: string; port: number; p
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         waiting.set(authReqId, resolve);
       }),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => listening.close(),
   };
-  const server = createServer((req, res) => void handle(req, res));
-  server.requestTimeout = PING_REQUEST_TIMEOUT_MS;
-  server.headersTimeout = PING_REQUEST_TIMEOUT_MS;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refuse = (status: number, error: string, why: string, headers: Record<string, string> = {}) => {
       listener.onRefused?.(why);
@@ -68,19 +61,17 @@ export async function startPingListener(options: { host: string; port: number; p
     pinged.add(authReqId);
     waiting.get(authReqId)?.();
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL'
-          ? new UsageError(`cannot listen on ${options.host}:${options.port} for the ping (${err.code})`, 'choose another --client-notification-endpoint (and register it with the server)')
-          : err,
-      ),
-    );
-    server.listen({ host: options.host, port: options.port, exclusive: true }, resolve);
+  const listening = await listen((req, res) => void handle(req, res), {
+    host: options.host,
+    port: options.port,
+    requestTimeoutMs: PING_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: PING_REQUEST_TIMEOUT_MS,
+  }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL'
+      ? new UsageError(`cannot listen on ${options.host}:${options.port} for the ping (${err.code})`, 'choose another --client-notification-endpoint (and register it with the server)')
+      : err;
   });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  listener.url = `http://${host}:${port}${options.path}`;
+  listener.url = `${listening.url}${options.path}`;
   return listener;
 }
 

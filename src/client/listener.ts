@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen, type Listening } from '../http/server.js';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
@@ -100,11 +100,11 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     for (const w of waiters.splice(0)) w(capture);
   };
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
-  });
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = harClock();
@@ -178,39 +178,30 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(
-          new UsageError(`port ${writtenPort} on ${host} is already in use, so the redirect cannot be received there`, 'pick another port in --redirect-uri, or leave the port out for a free one'),
-        );
-      } else if (err.code === 'EADDRNOTAVAIL' || err.code === 'EAFNOSUPPORT') {
-        reject(new UsageError(`cannot listen on ${host}: ${err.message}`, 'this machine may lack that loopback address; try http://127.0.0.1/callback'));
-      } else {
-        reject(err);
-      }
-    });
-    server.listen({ host, port: writtenPort ?? 0, exclusive: true }, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  let listening: Listening;
+  try {
+    listening = await listen(onRequest, { host, port: writtenPort ?? 0 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(`port ${writtenPort} on ${host} is already in use, so the redirect cannot be received there`, 'pick another port in --redirect-uri, or leave the port out for a free one');
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
+      throw new UsageError(`cannot listen on ${host}: ${(err as Error).message}`, 'this machine may lack that loopback address; try http://127.0.0.1/callback');
+    }
+    throw err;
+  }
+  const port = listening.port;
   const actual = new URL(uri.href);
   if (options.path !== undefined) actual.pathname = path;
-  const bracketed = host.includes(':') ? `[${host}]` : host;
   // The port is always written out, the scheme's default too: the URI sent is the one registered.
   const redirectUri = `${actual.protocol}//${actual.hostname}:${port}${actual.pathname}${actual.search}`;
 
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    return closing;
-  };
+  const close = (): Promise<void> => listening.close();
 
   return {
     redirectUri,
-    url: `http://${bracketed}:${port}`,
+    url: listening.url,
     host,
     port,
     path,

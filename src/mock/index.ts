@@ -1,7 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { escapeLogValue } from '../output/escape.js';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../http/server.js';
 import { MockConfigError, resolveMockConfig, type MockConfig, type MockConfigInput, type SigningAlg } from './core/config/config.js';
 import { MockClock } from './core/store/clock.js';
 import type { MockClient, MockUser } from './core/config/config.js';
@@ -175,16 +174,9 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
   const root = issuerState(config, options, host);
   const named = new Map([...config.issuers].map(([name, c]) => [name, issuerState(c, options, host, name)]));
   const listener = dispatchByIssuer(root.listener, new Map([...named].map(([name, s]) => [name, s.listener])));
-  // node:https (and tls) only for a server that speaks TLS: loading them costs every other start-up a few milliseconds.
-  const server = tls ? (await import('node:https')).createServer({ keepAliveTimeout: 5000, ...tls.options }, listener) : createServer({ keepAliveTimeout: 5000 }, listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  // node:https (and tls) only for a server that speaks TLS (src/http/server.ts loads them then).
+  const listening = await listen(listener, { host, port: options.port ?? 0, tls: tls?.options, keepAliveTimeoutMs: 5000 });
+  const port = listening.port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
   // The issuer is https when the mock itself serves TLS, or when --issuer-url says so (a TLS proxy in front).
   const rootUrl = options.issuerUrl !== undefined ? normalizeIssuerUrl(options.issuerUrl) : `${tls ? 'https' : 'http'}://${hostInUrl}:${port}`;
@@ -230,20 +222,11 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     decideCiba: (input) => control.decideCiba(root.state, input),
     endSession: (sid) => control.endSession(root.state, sid),
     close: (closeOptions = {}) =>
-      (closing ??= new Promise<void>((resolve) => {
+      (closing ??= (async () => {
         clearInterval(sweep);
-        const graceMs = closeOptions.graceMs ?? 0;
-        // A keep-alive connection whose last request is answered is idle: closed as soon as it is.
-        const idle = graceMs > 0 ? setInterval(() => server.closeIdleConnections(), 20) : undefined;
-        const cut = graceMs > 0 ? setTimeout(() => server.closeAllConnections(), graceMs) : undefined;
-        server.close(() => {
-          clearInterval(idle);
-          clearTimeout(cut);
-          void Promise.all(all.map((s) => s.stopSigning())).then(() => resolve());
-        });
-        if (graceMs > 0) server.closeIdleConnections();
-        else server.closeAllConnections();
-      })),
+        await listening.close({ graceMs: closeOptions.graceMs ?? 0 });
+        await Promise.all(all.map((s) => s.stopSigning()));
+      })()),
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen } from '../../http/server.js';
 import { constantTimeEqual } from '../../oauth/pkce.js';
 import { buildHar, type HarRecorder } from '../../output/har.js';
 import { readHarDocument } from '../../output/har-read.js';
@@ -88,12 +88,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     for (const res of listeners) notify(res, recorder.ending ? 'end' : 'change');
   });
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
-  });
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const own = `127.0.0.1:${port}`;
@@ -165,18 +165,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     },
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
   // A peer that sends its request slowly holds nothing for long.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  const listening = await listen(onRequest, { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
+  port = listening.port;
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}${prefix}`,
+    url: `${listening.url}${prefix}`,
     stepper,
     close() {
       closing ??= (async () => {
@@ -189,10 +184,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(ended), new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
         clearTimeout(timer);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await listening.close();
       })();
       return closing;
     },
