@@ -122,6 +122,27 @@ describe('oauthctl call', () => {
     }
   });
 
+  it("-H 'Transfer-Encoding: chunked' with -d sends the body in chunks, as the header says, and no Content-Length beside it", async () => {
+    let seen: { te?: string; length?: string; body: string } | undefined;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        seen = { te: req.headers['transfer-encoding'], length: req.headers['content-length'], body };
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/items`;
+      const result = await runCli(['call', url, '--token', 'tok', '-H', 'Transfer-Encoding: chunked', '-d', 'a=b']);
+      expect(result.code).toBe(0);
+      expect(seen).toEqual({ te: 'chunked', length: undefined, body: 'a=b' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('rejects a malformed header and a bad URL with exit 2', async () => {
     const header = await runCli(['call', `${mock.baseUrl}/photos`, '--token', 't', '-H', 'no colon here']);
     expect(header.code).toBe(2);
