@@ -6,7 +6,7 @@
 //    that redirects and answers without checks or signing, and against that bare server plus one
 //    signature per token with the same algorithm (the work every server that issues a JWT per flow
 //    must do: the goal is >= 0.95x of it). Every server runs in its own child process;
-//    the load generator (bench/load-generator.mjs: plain HTTP/1.1 sockets, keep-alive, N concurrent
+//    the load generator (bench/load-generator.mjs: node:http with a keep-alive agent, N concurrent
 //    loops, a fresh PKCE pair and state per flow) in another. Rounds are interleaved (each round
 //    measures every server once, in rotating order) so that load noise on the machine hits all alike;
 //    figures are medians of rounds. Where /proc is readable, each server's CPU time per flow is printed.
