@@ -25,7 +25,13 @@ module.exports = {
       from: { path: layer('client') },
       to: { path: ['^src/(cli|audit|agent|mock)/'] },
     },
-    { name: 'store-below-client', severity: 'error', comment: 'The store uses oauth, output and errors only.', from: { path: layer('store') }, to: { path: ['^src/(cli|audit|agent|client|mock|http)/'] } },
+    {
+      name: 'store-below-client',
+      severity: 'error',
+      comment: 'The store uses oauth, output and errors only.',
+      from: { path: layer('store') },
+      to: { path: ['^src/(cli|audit|agent|client|mock|http)/'] },
+    },
     {
       name: 'mock-is-apart',
       severity: 'error',
