@@ -35,8 +35,8 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
     } catch (err) {
       if (!(err instanceof StaleConnection)) throw err;
       // A kept-alive connection the server had closed without saying so (no Connection: close), found
-      // out as the request was written: sent once more on a fresh connection, as Node's documentation
-      // of request.reusedSocket advises. The other idle ones are likely closed too: dropped.
+      // out as the request was written: sent once more, once, on a fresh connection, as Node's
+      // documentation of request.reusedSocket advises. The other idle ones are likely closed too: dropped.
       for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
       return sendOnce(request, agent, url, req, options.lookup);
     }
@@ -51,7 +51,7 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
   };
 }
 
-/** A request on a reused connection that failed before any byte of an answer came. */
+/** A request on a reused connection that the server closed or reset before an answer's head came. */
 class StaleConnection extends Error {}
 
 function sendOnce(request: (url: URL, options: RequestOptions) => ClientRequest, agent: Agent, url: URL, req: OutboundRequest, lookup: LookupFunction | undefined): Promise<OutboundResponse> {
