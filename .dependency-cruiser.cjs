@@ -1,7 +1,8 @@
 /**
  * The layers of src/ (docs/ARCHITECTURE.md): imports point down only.
  *   cli -> audit -> agent -> client -> store -> oauth;  mock -> oauth;
- *   output (rendering, IO types) and errors.ts sit below everything but oauth and use nothing above.
+ *   output (rendering, IO types) and errors.ts sit below everything but oauth and use nothing above;
+ *   http (outbound HTTP: the address policy) uses node built-ins only, and the mock uses it.
  * `npm run lint` runs this; a wrong import fails it with the rule's name.
  */
 const layer = (name) => `^src/${name}/`;
@@ -28,9 +29,16 @@ module.exports = {
     {
       name: 'mock-is-apart',
       severity: 'error',
-      comment: 'The mock uses only itself, src/oauth, output and errors.ts.',
+      comment: 'The mock uses only itself, src/oauth, src/http, output and errors.ts.',
       from: { path: layer('mock') },
-      to: { path: '^src/', pathNot: ['^src/(mock|oauth|output)/', '^src/errors\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/(mock|oauth|output|http)/', '^src/errors\\.ts$'] },
+    },
+    {
+      name: 'http-uses-node-only',
+      severity: 'error',
+      comment: 'src/http uses only itself and node built-ins.',
+      from: { path: layer('http') },
+      to: { pathNot: layer('http'), dependencyTypesNot: ['core'] },
     },
     { name: 'oauth-is-pure', severity: 'error', comment: 'src/oauth uses only itself (and node built-ins, jose).', from: { path: layer('oauth') }, to: { path: '^src/', pathNot: layer('oauth') } },
     {
