@@ -32,7 +32,8 @@ export class ForbiddenAddressError extends Error {
   ) {
     // The address a name resolved to stays out of the message (kept in `address`): a refusal must not
     // tell whoever named the host what the mock's DNS says about the inside of its network.
-    super(host === address ? `${host} is a ${kind} address` : `${host} resolves to a ${kind} address`);
+    const a = kind === 'unspecified' ? 'an' : 'a';
+    super(host === address ? `${host} is ${a} ${kind} address` : `${host} resolves to ${a} ${kind} address`);
     this.name = 'ForbiddenAddressError';
   }
 }
