@@ -168,7 +168,7 @@ describe('guardedLookup', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const body = await new Promise<string>((resolve, reject) => {
-        get(`http://localhost:${port}/`, { lookup: guardedLookup(CLOSED), family: 4 }, (res) => {
+        get(`http://localhost:${port}/`, { lookup: guardedLookup(CLOSED) }, (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));
           res.on('end', () => resolve(text));
