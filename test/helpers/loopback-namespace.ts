@@ -12,10 +12,13 @@ import { ROOT } from './cli.js';
  * under test is wrong. With `hosts`, /etc/hosts is replaced inside (a mount namespace too, `-m`): a
  * name can resolve to an internal address without any DNS server.
  */
+/** Loopback up inside the namespace: iproute2, else net-tools. */
+const LO_UP = '{ ip link set lo up 2>/dev/null || ifconfig lo up; }';
+
 function probe(): string | undefined {
-  const run = spawnSync('unshare', ['-rnm', 'sh', '-c', 'ip link set lo up && echo up'], { encoding: 'utf8' });
+  const run = spawnSync('unshare', ['-rnm', 'sh', '-c', `${LO_UP} && echo up`], { encoding: 'utf8' });
   if (run.error) return `unshare is not available (${(run.error as NodeJS.ErrnoException).code ?? run.error.message})`;
-  if (run.status !== 0 || run.stdout.trim() !== 'up') return `unshare -rnm or ip link failed here: ${run.stderr.trim() || `exit ${run.status}`}`;
+  if (run.status !== 0 || run.stdout.trim() !== 'up') return `unshare -rnm, or bringing lo up inside it, failed here: ${run.stderr.trim() || `exit ${run.status}`}`;
   return undefined;
 }
 
@@ -31,7 +34,7 @@ export function runInLoopbackNamespace(script: string, options: { hosts?: Record
   const hostsFile = join(dir, 'hosts');
   const lines = ['127.0.0.1 localhost', '::1 localhost', ...Object.entries(options.hosts ?? {}).map(([name, address]) => `${address} ${name}`)];
   writeFileSync(hostsFile, `${lines.join('\n')}\n`);
-  const inside = `mount --bind "$1" /etc/hosts && ip link set lo up && shift && exec "$@"`;
+  const inside = `mount --bind "$1" /etc/hosts && ${LO_UP} && shift && exec "$@"`;
   return new Promise((resolve, reject) => {
     const child = spawn('unshare', ['-rnm', 'sh', '-c', inside, 'sh', hostsFile, process.execPath, '--import', 'tsx', script], {
       cwd: ROOT,
