@@ -1,4 +1,5 @@
 import { FlowError, UsageError } from '../errors.js';
+import { mockAdminApi } from '../oauth/mock-admin.js';
 import { parseScope } from '../oauth/scope.js';
 import type { IO } from '../output/io.js';
 import { formatTimeLeft, startSpinner } from '../output/spinner.js';
@@ -76,6 +77,9 @@ export async function runCibaLogin(options: CibaLoginOptions, io: IO, timeoutMs:
         ...(notificationToken !== undefined ? { client_notification_token: notificationToken } : {}),
       });
       renderer.info(`acknowledged: the request lives ${ack.expires_in} s${ack.interval !== undefined ? `, poll every ${ack.interval} s` : ''}`);
+      renderer.info(`auth_req_id: ${ack.auth_req_id}`);
+      const approve = mockApproval(config.metadata, ack.auth_req_id);
+      if (approve !== undefined) renderer.info(approve);
       if (ciba.bindingMessage !== undefined) {
         renderer.line('');
         renderer.line('Approve on your device the request showing:');
@@ -120,6 +124,19 @@ export async function runCibaLogin(options: CibaLoginOptions, io: IO, timeoutMs:
   } finally {
     await http.close();
   }
+}
+
+/**
+ * Against oauthctl's mock (its metadata says so: src/oauth/mock-admin.ts), how to approve as its
+ * user: the page, or the admin API call with this auth_req_id. Only an auth_req_id of URL-safe
+ * characters (the mock's are base64url) is put in the command, so what is printed to paste into a
+ * shell is never another server's text.
+ */
+function mockApproval(metadata: { issuer?: unknown; service_documentation?: unknown } | undefined, authReqId: string): string | undefined {
+  const admin = mockAdminApi(metadata);
+  if (admin === undefined || !/^[A-Za-z0-9._~-]{1,200}$/.test(authReqId)) return undefined;
+  const issuer = admin.slice(0, -'/_mock/'.length);
+  return `the mock: approve at ${issuer}/ciba as the user, or: curl -s ${admin}ciba -d '{"auth_req_id":"${authReqId}","action":"approve"}'`;
 }
 
 function expiredOrTimedOut(timeoutMs: number, expiresIn: number): FlowError {

@@ -106,6 +106,8 @@ export async function runServeMock(options: ServeMockOptions, io: IO, stop: Abor
   const caFile = caDir !== undefined ? join(caDir, 'ca.pem') : undefined;
   if (caFile !== undefined) await fs.writeFile(caFile, server.ca!, { mode: 0o644 });
   if (options.json) io.stdout.write(`${JSON.stringify(announcement(server, caFile))}\n`);
+  // -q: the one line a script needs (where the mock listens; --port 0 picks it), not the banner.
+  else if (options.quiet) io.stdout.write(`${server.authUrl}\n`);
   else io.stdout.write(describe(server, defaults, options, caFile));
   if (options.host !== undefined && !LOOPBACK.has(options.host)) {
     io.stderr.write(`warning: listening on ${options.host}, not only on loopback: anyone who reaches this address can use the mock\n`);

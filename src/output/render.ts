@@ -1,7 +1,7 @@
 import kleur from 'kleur';
 import type { IO } from './io.js';
 import { colorEnabled } from './io.js';
-import { escapeTerminal } from './escape.js';
+import { BIDI_CONTROLS, escapeTerminal } from './escape.js';
 import type { HarRecorder } from './har.js';
 
 /** How a line is coloured (only where colour is allowed). */
@@ -72,10 +72,14 @@ export function printJson(io: IO, value: unknown): void {
   io.stdout.write(`${jsonText(value)}\n`);
 }
 
+/** DEL, the C1 controls and the bidirectional ones: what JSON.stringify leaves raw that a terminal acts on. */
+const JSON_UNSAFE = new RegExp(`[\\x7f-\\x9f${BIDI_CONTROLS}]`, 'g');
+
 /**
- * JSON text that is also safe on a terminal: JSON.stringify escapes C0 controls but leaves DEL and the
- * C1 controls raw; they are written as \u escapes, which parse back to the very same value.
+ * JSON text that is also safe on a terminal: JSON.stringify escapes C0 controls but leaves DEL, the
+ * C1 controls and the bidirectional controls raw; they are written as \u escapes, which parse back to
+ * the very same value.
  */
 export function jsonText(value: unknown, indent = 2): string {
-  return JSON.stringify(value, null, indent).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, indent).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

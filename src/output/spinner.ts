@@ -26,8 +26,9 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const CLEAR_LINE = '\r\x1b[2K';
 
 /**
- * A one-line spinner on a TTY, redrawn in place; elsewhere, and on a terminal that says it cannot move
- * the cursor (TERM=dumb: Emacs shells, some CI logs), the text is printed once.
+ * A one-line spinner on a TTY, redrawn in place; elsewhere, on a terminal that says it cannot move
+ * the cursor (TERM=dumb: Emacs shells, some CI logs) and with colour off (NO_COLOR, which --no-color
+ * sets: stderr then holds no ESC at all), the text is printed once.
  * `text` is called each frame so it can show a countdown. While it spins, anything else written to the
  * stream (the headless agent's steps, a warning) first clears the spinner's line, so the two never run
  * together; the next frame draws the spinner again below. The text often holds a server's value (a
@@ -36,7 +37,8 @@ const CLEAR_LINE = '\r\x1b[2K';
  */
 export function startSpinner(stream: OutStream, text: () => string, env: NodeJS.ProcessEnv = {}): Spinner {
   const line = () => escapeLogValue(text());
-  if (!stream.isTTY || env.TERM === 'dumb') {
+  const colourOff = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  if (!stream.isTTY || env.TERM === 'dumb' || colourOff) {
     stream.write(`${line()}\n`);
     return { stop: () => undefined };
   }

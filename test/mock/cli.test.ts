@@ -39,13 +39,27 @@ describe('oauthctl serve-mock (in-process)', () => {
     for (const options of [{}, { config: 'fixtures/mock/minimal.json' }]) {
       const io = memoryIO();
       const stop = new AbortController();
-      const done = runServeMock({ port: 0, quiet: true, showSecrets: true, ...options }, io, stop.signal);
+      const done = runServeMock({ port: 0, showSecrets: true, ...options }, io, stop.signal);
       while (!io.out().includes('Press Ctrl+C')) await new Promise((r) => setTimeout(r, 10));
       expect(io.out()).not.toContain('[redacted');
       expect(io.out()).toMatch(/ \/ \S+/);
       stop.abort();
       await done;
     }
+  });
+
+  it('--quiet prints one line, where it listens (what a script backgrounding it needs), and logs nothing', async () => {
+    const io = memoryIO();
+    const stop = new AbortController();
+    const done = runServeMock({ port: 0, quiet: true }, io, stop.signal);
+    while (!io.out().includes('\n')) await new Promise((r) => setTimeout(r, 10));
+    expect(io.out()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+    const meta = await fetch(`${io.out().trim()}/.well-known/openid-configuration`);
+    expect(meta.status).toBe(200);
+    stop.abort();
+    expect(await done).toBe(0);
+    expect(io.out().split('\n')).toHaveLength(2);
+    expect(io.err()).toBe('');
   });
 });
 

@@ -57,9 +57,17 @@ describe('the spinner on a terminal', () => {
     expect(tty.text()).toBe('Waiting for the redirect\n==> Headless login\n');
   });
 
+  it('with colour off (NO_COLOR, which --no-color sets) the text is printed once, no ESC at all', () => {
+    const tty = terminal();
+    const spinner = startSpinner(tty.stream, () => 'Waiting for the redirect', { NO_COLOR: '1' });
+    tty.stream.write('==> Headless login\n');
+    spinner.stop();
+    expect(tty.text()).toBe('Waiting for the redirect\n==> Headless login\n');
+  });
+
   it("the headless agent's lines during a real login never share a line with the spinner", async () => {
     const tty = terminal();
-    const io: IO = { stdout: new PassThrough(), stderr: tty.stream, stdin: Readable.from([]), env: { NO_COLOR: '1' } };
+    const io: IO = { stdout: new PassThrough(), stderr: tty.stream, stdin: Readable.from([]), env: { FORCE_COLOR: '0' } };
     const parsed = parseFlowOptions({ authUrl: mock.authUrl, clientId: 'photo-cli', scope: ['photo'] });
     const { discover: _discover, ...rest } = parsed;
     const config = { ...rest, authorizationEndpoint: rest.authorizationEndpoint ?? '', tokenEndpoint: rest.tokenEndpoint ?? '' };
@@ -73,7 +81,8 @@ describe('the spinner on a terminal', () => {
       io,
     });
     expect(result.tokenResponse.access_token).toBeDefined();
-    const lines = screenLines(tty.text());
+    // Colour on (the spinner animates only then): its SGR codes left out of what is compared.
+    const lines = screenLines(tty.text().replace(/\x1b\[[\d;]*m/g, ''));
     expect(lines).toContain('==> Headless login');
     expect(lines.some((l) => /^headless: GET /.test(l))).toBe(true);
     for (const line of lines) {

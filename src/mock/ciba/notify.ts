@@ -15,7 +15,7 @@ export async function sendPing(state: MockState, client: MockClient, authReqId: 
   const uri = client.cibaNotificationEndpoint;
   if (uri === undefined) return;
   const body = JSON.stringify({ auth_req_id: authReqId });
-  const { status, problem, durationMs } = await postToClient(uri, { 'Content-Type': 'application/json', Authorization: `Bearer ${notificationToken}` }, body, PING_TIMEOUT_MS);
+  const { status, problem, durationMs } = await postToClient(uri, { 'Content-Type': 'application/json', Authorization: `Bearer ${notificationToken}` }, body, PING_TIMEOUT_MS, state.config.outbound);
   const delivered = status === 200 || status === 204;
   state.requests.add({
     id: state.requests.newId(),

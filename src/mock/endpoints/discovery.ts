@@ -7,6 +7,7 @@ import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../c
 import { CIBA_DELIVERY_MODES } from '../../oauth/ciba.js';
 import { FAPI2_AUTH_METHODS } from '../../oauth/fapi2.js';
 import { JARM_RESPONSE_MODES } from '../../oauth/jarm.js';
+import { mockServiceDocumentation } from '../../oauth/mock-admin.js';
 
 /** RFC 8414 / OpenID Connect Discovery 1.0 section 3: exactly what this server implements. */
 export function serverMetadata(state: MockState): Record<string, unknown> {
@@ -66,6 +67,8 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     // RFC 7591 section 3 (open, or with the initial access token), and Client ID Metadata Documents.
     ...(registrationOpen(state) || state.config.registration.initialAccessToken !== undefined ? { registration_endpoint: `${issuer}/register` } : {}),
     client_id_metadata_document_supported: config.mcp.clients !== 'registration',
+    // RFC 8414 section 2: its flows page, while the admin API answers (how a client knows the mock: src/oauth/mock-admin.ts).
+    ...(state.admin !== 'off' ? { service_documentation: mockServiceDocumentation(issuer) } : {}),
     // RFC 9396 section 10.
     ...(config.authorizationDetailsTypes.length > 0 ? { authorization_details_types_supported: config.authorizationDetailsTypes } : {}),
   };

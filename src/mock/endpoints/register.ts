@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constantTimeEqual } from '../../oauth/pkce.js';
 import { checkClientMetadata, registrationOpen } from '../core/clients/client-metadata.js';
+import { outboundMetadataProblem } from '../core/clients/outbound-metadata.js';
 import type { MockClient } from '../core/config/config.js';
 import { HttpError, readBody, sendJson, sendOAuthError, type Exchange, type MockState } from '../core/http/http.js';
 import { serverToken } from '../core/store/random-pool.js';
@@ -95,6 +96,8 @@ export async function handleRegister(ex: Exchange): Promise<void> {
   while (ex.state.config.clients.has(clientId));
   const checked = check(ex.state, input, clientId, undefined);
   if (!checked.ok) return sendOAuthError(ex, 400, checked.error, checked.description);
+  const outbound = await outboundMetadataProblem(ex.state, input);
+  if (outbound !== undefined) return sendOAuthError(ex, 400, 'invalid_client_metadata', outbound);
   const accessToken = serverToken(256);
   const reg: Registration = {
     accessTokenHash: hashOf(accessToken),
@@ -146,6 +149,8 @@ export async function handleClientConfiguration(ex: Exchange): Promise<void> {
       return sendOAuthError(ex, 400, 'invalid_client_metadata', 'client_secret must be the current one (RFC 7592 section 2.2)');
     const checked = check(ex.state, stripManagement(given), clientId, reg.clientSecret);
     if (!checked.ok) return sendOAuthError(ex, 400, checked.error, checked.description);
+    const outbound = await outboundMetadataProblem(ex.state, given);
+    if (outbound !== undefined) return sendOAuthError(ex, 400, 'invalid_client_metadata', outbound);
     reg.metadata = checked.metadata;
     if (checked.client.clientSecret !== undefined) reg.clientSecret = checked.client.clientSecret;
     else delete reg.clientSecret;

@@ -2,6 +2,8 @@ import type { JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { parseJson } from '../../../oauth/json.js';
 import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
+import { OUTBOUND_RULE } from '../config/config-outbound.js';
+import type { AddressPolicy } from '../../../http/address-policy.js';
 import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { HMAC_ALGS } from '../config/config-security.js';
 import type { MockClient } from '../config/config.js';
@@ -33,7 +35,7 @@ export async function clientKeys(state: MockState, client: MockClient, refresh =
   if (cached && now - cached.fetchedAt < (refresh ? REFETCH_AFTER_MS : KEYS_FRESH_MS)) return cached.keys;
   const underWay = security.keyFetches.get(uri);
   if (underWay) return underWay;
-  const fetching = fetchJwks(uri)
+  const fetching = fetchJwks(uri, state.config.outbound)
     .then((keys) => {
       security.rememberKeys(uri, { keys, fetchedAt: state.now() });
       return keys;
@@ -43,10 +45,10 @@ export async function clientKeys(state: MockState, client: MockClient, refresh =
   return fetching;
 }
 
-async function fetchJwks(uri: string): Promise<JsonWebKey[]> {
+async function fetchJwks(uri: string, policy: AddressPolicy): Promise<JsonWebKey[]> {
   const url = new URL(uri);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw new Error(`jwks_uri ${uri} is neither https nor loopback http`);
-  const fetched = await fetchBounded(uri, { maxBytes: MAX_JWKS_BYTES, timeoutMs: FETCH_TIMEOUT_MS });
+  const fetched = await fetchBounded(uri, { maxBytes: MAX_JWKS_BYTES, timeoutMs: FETCH_TIMEOUT_MS, policy });
   if (!fetched.ok) throw new Error(fetchProblem(fetched));
   let body: unknown;
   try {
@@ -70,8 +72,10 @@ function fetchProblem(failure: BoundedFailure): string {
       return `the client's jwks_uri answered HTTP ${failure.status}: redirects are not followed`;
     case 'status':
       return `the client's jwks_uri answered HTTP ${failure.status}`;
+    case 'forbidden':
+      return `the client's jwks_uri could not be fetched: ${failure.refusal.message}, which the mock does not call (${OUTBOUND_RULE})`;
     case 'network':
-      return `the client's jwks_uri could not be fetched (${failure.detail})`;
+      return "the client's jwks_uri could not be fetched (no connection, or it broke off)";
   }
 }
 

@@ -1,5 +1,7 @@
 import { isJsonObject, JsonDepthError, MAX_JSON_DEPTH, parseJson } from '../../../oauth/json.js';
 import { fetchBounded, type BoundedFailure } from './bounded-fetch.js';
+import { OUTBOUND_RULE } from '../config/config-outbound.js';
+import type { AddressPolicy } from '../../../http/address-policy.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { MockClient } from '../config/config.js';
 import { queryParams, sendOAuthError, type Exchange, type MockState } from '../http/http.js';
@@ -58,8 +60,8 @@ function freshFor(header: string | undefined): number {
 }
 
 /** GET the document: 200 only (a redirect is refused, not followed), at most MAX_DOCUMENT_BYTES, all within FETCH_TIMEOUT_MS. */
-async function fetchDocument(url: string): Promise<{ body: string; cacheControl?: string }> {
-  const fetched = await fetchBounded(url, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: FETCH_TIMEOUT_MS });
+async function fetchDocument(url: string, policy: AddressPolicy): Promise<{ body: string; cacheControl?: string }> {
+  const fetched = await fetchBounded(url, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: FETCH_TIMEOUT_MS, policy });
   if (!fetched.ok) throw new DocumentError(fetchProblem(fetched));
   const cacheControl = fetched.headers['cache-control'];
   return { body: fetched.body, ...(typeof cacheControl === 'string' && { cacheControl }) };
@@ -75,8 +77,10 @@ function fetchProblem(failure: BoundedFailure): string {
       return `answered HTTP ${failure.status}: redirects are not followed`;
     case 'status':
       return `answered HTTP ${failure.status}`;
+    case 'forbidden':
+      return `could not be fetched: ${failure.refusal.message}, which the mock does not call (${OUTBOUND_RULE})`;
     case 'network':
-      return `could not be fetched (${failure.detail})`;
+      return 'could not be fetched (no connection, or it broke off)';
   }
 }
 
@@ -108,7 +112,7 @@ export async function resolveDocumentClient(state: MockState, url: string): Prom
   if (cached && cached.expiresAt > state.now()) return cached.client;
   const running = docs.inFlight.get(url);
   if (running) return running;
-  const fetching = fetchDocument(url).then(({ body, cacheControl }) => {
+  const fetching = fetchDocument(url, state.config.outbound).then(({ body, cacheControl }) => {
     const client = clientOf(state, url, body);
     const clients = state.config.clients as Map<string, MockClient>;
     docs.cache.delete(url);

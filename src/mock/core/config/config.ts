@@ -3,6 +3,7 @@ import { CLIENT_CREDENTIALS_GRANT, DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } fro
 import { validateClient, type MockClient, type MockClientInput } from './config-client.js';
 import { isJsonObject } from '../../../oauth/json.js';
 import { CIBA_GRANT } from '../../../oauth/ciba.js';
+import { OUTBOUND_TOP_KEYS, validateOutboundTop, type OutboundConfig } from './config-outbound.js';
 import { unknownKeys } from './config-fields.js';
 import { validateDeviceSettings } from './config-grants.js';
 import { SECURITY_TOP_KEYS, validateSecurityTop, type SecurityConfig } from './config-security.js';
@@ -57,6 +58,8 @@ export interface MockConfigInput {
   protected_resources?: { path: string; scopes: string[]; issuer?: string }[];
   registration?: { open?: boolean; initial_access_token?: string };
   client_id_metadata_documents?: { allow_http_loopback?: boolean };
+  /** Where the mock's calls for a client may go (config-outbound.ts): top level only. */
+  outbound?: { private_networks?: boolean };
   /** Consent outlives the session it was given in (default false: logout forgets it). */
   keep_consent_after_logout?: boolean;
   /** The MCP endpoint `{base_url}/mcp` (src/mock/mcp/config.ts): top level only. */
@@ -85,7 +88,7 @@ export interface MockLifetimes {
   refreshToken: number;
   idToken: number;
 }
-export interface MockConfig extends SecurityConfig, ResourceSideConfig, FapiConfig {
+export interface MockConfig extends SecurityConfig, ResourceSideConfig, FapiConfig, OutboundConfig {
   clients: ReadonlyMap<string, MockClient>;
   users: ReadonlyMap<string, MockUser>;
   scopes: ReadonlyMap<string, MockScope>;
@@ -171,7 +174,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fail = (field: string, message: string) => errors.push(`${field}: ${message}`);
   if (!isJsonObject(input)) return { ok: false, errors: ['(top level): must be a JSON object'] };
   // A named issuer shares the one server, so its TLS (tls_client_auth_ca) is the top level's.
-  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers', 'mcp'];
+  const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, ...OUTBOUND_TOP_KEYS, 'issuers', 'mcp'];
   unknownKeys(
     input,
     ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
@@ -182,6 +185,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fapi = validateFapiTop(input, fail);
   const logout = validateLogoutTop(input, fail);
   const device = validateDeviceSettings(input, fail);
+  const outbound = validateOutboundTop(nested ? {} : input, fail);
 
   const issuers = new Map<string, MockConfig>();
   if (input.issuers !== undefined && !nested) {
@@ -258,8 +262,10 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
     if (codeProblem) fail('lifetimes.code', codeProblem);
     security.requirePushedAuthorizationRequests = true;
   }
+  // A named issuer's calls go out from the same server: the top level's policy.
+  for (const sub of issuers.values()) sub.outbound = outbound.outbound;
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, ...fapi } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, ...fapi, ...outbound } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

@@ -49,9 +49,16 @@ async function deliver(state: MockState, client: MockClient, session: SessionRec
   for (let attempt = 1; attempt <= DELIVERY_ATTEMPTS; attempt++) {
     const token = await logoutToken(state, client, session);
     const form = `logout_token=${token}`;
-    const { status, problem, durationMs } = await postToClient(uri, { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-store' }, form, DELIVERY_TIMEOUT_MS);
+    const { status, problem, refused, durationMs } = await postToClient(
+      uri,
+      { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-store' },
+      form,
+      DELIVERY_TIMEOUT_MS,
+      state.config.outbound,
+    );
     const delivered = status === 200;
-    const last = attempt === DELIVERY_ATTEMPTS;
+    // An address the policy refuses stays refused: no second attempt.
+    const last = attempt === DELIVERY_ATTEMPTS || refused === true;
     const what = problem ?? `answered ${status}`;
     state.requests.add({
       id: state.requests.newId(),
@@ -65,7 +72,7 @@ async function deliver(state: MockState, client: MockClient, session: SessionRec
       headers: {},
       status,
       clientId: client.clientId,
-      outcome: `back-channel logout (${cause}) ${delivered ? 'delivered' : last ? `failed after ${attempt} attempts` : 'not delivered, will retry'}, attempt ${attempt}`,
+      outcome: `back-channel logout (${cause}) ${delivered ? 'delivered' : last ? `failed after ${attempt} attempt${attempt === 1 ? '' : 's'}` : 'not delivered, will retry'}, attempt ${attempt}`,
       error: delivered ? undefined : 'delivery_failed',
       errorDescription: delivered ? undefined : what,
       durationMs,
