@@ -9,6 +9,23 @@ export const FAPI2_AUTH_METHODS: readonly string[] = ['private_key_jwt', 'tls_cl
 export const FAPI2_MAX_CODE_SECONDS = 60;
 
 /**
+ * FAPI 2.0 Security Profile section 5.4.1 (cryptography and secrets): authorization servers, clients
+ * and resource servers creating or processing JWTs use PS256, ES256 or EdDSA (with Ed25519) only;
+ * RS256 (RSASSA-PKCS1-v1_5), the other RSA and EC sizes, HMAC and none are not allowed.
+ */
+export const FAPI2_SIGNING_ALGS: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
+
+export function isFapi2SigningAlg(alg: unknown): boolean {
+  return typeof alg === 'string' && FAPI2_SIGNING_ALGS.includes(alg);
+}
+
+/** Why a JWT's alg is refused under the profile (what it is, e.g. "the client assertion"), or undefined when allowed. */
+export function fapi2AlgRefusal(what: string, alg: unknown): string | undefined {
+  if (isFapi2SigningAlg(alg)) return undefined;
+  return `${what} is signed ${typeof alg === 'string' ? alg : 'without an alg'}; FAPI 2.0 Security Profile section 5.4.1 allows only ${FAPI2_SIGNING_ALGS.join(', ')}`;
+}
+
+/**
  * What a server's metadata lacks for a FAPI 2.0 client (section 5.3.3): PAR, PKCE S256, iss in the
  * authorization response (RFC 9207), a sender constraint (DPoP, or mTLS-bound tokens when the client
  * has a certificate), and private_key_jwt or mTLS client authentication. Empty when it has all.
