@@ -39,6 +39,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
   const { discover, secured, fapi, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
   if (fromResource.protectedResource !== undefined) config.protectedResource = fromResource.protectedResource;
+  if (fapi.fapi2 && secured.signingKeyFile !== undefined) config.signingKey = await (await import('./fapi-flow-options.js')).loadFapi2SigningKey(secured.signingKeyFile, secured.signingKeyId);
   if (discover && parsed.issuer !== undefined) {
     const { discoverMetadata } = await import('../client/endpoints.js');
     ctx.renderer.step('Discovery');
