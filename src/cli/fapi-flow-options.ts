@@ -68,9 +68,10 @@ function readAuthorizationDetails(value: string): AuthorizationDetail[] {
 /**
  * After discovery, before any other request: the settings into the config; with --fapi2 PAR and
  * DPoP on (unless a client certificate binds the tokens), and a server whose metadata cannot meet the
- * profile named in one line with what it lacks (exit 1). JARM needs the issuer and its keys.
+ * profile named in one line with what it lacks (exit 1), its signing algorithms among it (section 5.4.1)
+ * unless the caller reports those itself. JARM needs the issuer and its keys.
  */
-export async function resolveFapiSettings(settings: FapiFlowSettings, config: FlowConfig): Promise<void> {
+export async function resolveFapiSettings(settings: FapiFlowSettings, config: FlowConfig, check: { algorithms: boolean } = { algorithms: true }): Promise<void> {
   if (settings.responseMode !== undefined) config.responseMode = settings.responseMode;
   if (settings.authorizationDetails !== undefined) config.authorizationDetails = settings.authorizationDetails;
   const issuer = config.issuer ?? config.metadata?.issuer;
@@ -84,15 +85,18 @@ export async function resolveFapiSettings(settings: FapiFlowSettings, config: Fl
   config.fapi2 = true;
   if (config.metadata === undefined || issuer === undefined) throw new UsageError('--fapi2 needs the server metadata to check the profile against', 'give --issuer URL');
   const mtls = config.tlsClientCertificate !== undefined;
-  const gaps = fapi2MetadataGaps(config.metadata, {
-    mtls,
-    // A fresh DPoP key, or --dpop-key, is P-256: ES256 (src/client/keys.ts).
-    dpopAlg: config.dpop?.key.alg ?? 'ES256',
-    assertionAlg: config.authMethod === 'private_key_jwt' ? config.signingKey?.alg : undefined,
-    requestObjectAlg: config.jar ? config.signingKey?.alg : undefined,
-    idTokens: config.scopes.includes('openid'),
-    jarm: config.responseMode !== undefined,
-  });
+  // Section 5.4.1's algorithms: what the client signs and verifies (the audit reports them instead, check.algorithms false).
+  const algorithms = check.algorithms
+    ? {
+        // A fresh DPoP key, or --dpop-key, is P-256: ES256 (src/client/keys.ts).
+        dpopAlg: config.dpop?.key.alg ?? 'ES256',
+        assertionAlg: config.authMethod === 'private_key_jwt' ? config.signingKey?.alg : undefined,
+        requestObjectAlg: config.jar ? config.signingKey?.alg : undefined,
+        idTokens: config.scopes.includes('openid'),
+        jarm: config.responseMode !== undefined,
+      }
+    : {};
+  const gaps = fapi2MetadataGaps(config.metadata, { mtls, ...algorithms });
   if (gaps.length > 0)
     throw new FlowError(`${issuer} cannot meet the FAPI 2.0 Security Profile: its metadata lacks ${gaps.join(', ')}`, 'no authorization request was sent; drop --fapi2 to log in without the profile');
   config.par = true;

@@ -93,6 +93,8 @@ describe('audit --plan fapi2', () => {
       '5.3.2.1 issues authorization codes that live at most 60 s and work once',
       '5.3.2.2 requires pushed authorization requests',
       '5.3.2.2 requires PKCE with S256',
+      '5.4.1 signs with PS256, ES256 or EdDSA, and announces no other signing algorithm',
+      '5.4.1 refuses DPoP proofs signed RS256, where it takes DPoP',
     ]);
     expect(r.status['fapi2-sender-constrained']).toBe('fail');
     expect(r.plan.requirements.find((q) => q.text.startsWith('issues authorization codes'))?.missing).toEqual(['fapi2-code-lifetime: not run']);
@@ -145,6 +147,11 @@ describe('audit --plan fapi2', () => {
       'fapi2-pkce-required',
       'fapi2-sender-constrained',
       'fapi2-assertion-audience',
+      'fapi2-metadata-algs',
+      'fapi2-signing-alg',
+      'fapi2-assertion-rs256',
+      'fapi2-request-object-rs256',
+      'fapi2-dpop-rs256',
       'jarm-response',
       'rar-unknown-type',
       'fapi2-code-lifetime',
