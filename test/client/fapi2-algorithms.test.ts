@@ -51,7 +51,8 @@ afterAll(async () => {
 const login = (...args: string[]) =>
   home.run(['login', '--fapi2', '--issuer', mock.issuer, '--client-id', 'bank-rsa', '--auth-method', 'private_key_jwt', '--scope', 'openid', ...HEADLESS, '--no-cache', ...args]);
 
-describe('--fapi2 with an RSA key', () => {
+// Spawned CLIs and RSA keys on a loaded 2-core machine: a bound well above their usual few seconds.
+describe('--fapi2 with an RSA key', { timeout: 60_000 }, () => {
   it('signs client assertions and request objects PS256; the mock signs the ID token PS256', async () => {
     mock.clearRequests();
     const r = await login('--signing-key', rsaPem, '--signing-key-id', 'bank-rsa', '--jar', '--json');
@@ -105,7 +106,7 @@ async function metadataServer(change: Record<string, unknown>): Promise<{ issuer
   return { issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-describe('--fapi2 against metadata that announces no FAPI 2.0 algorithm', () => {
+describe('--fapi2 against metadata that announces no FAPI 2.0 algorithm', { timeout: 60_000 }, () => {
   it('names each list in one line, exit 1, and sends nothing but discovery (no ES256 proof to an RS256-only server)', async () => {
     const hostile = await metadataServer({
       dpop_signing_alg_values_supported: ['RS256'],
@@ -168,7 +169,7 @@ describe('--fapi2 against metadata that announces no FAPI 2.0 algorithm', () => 
   });
 });
 
-describe('--fapi2: ID tokens and JWT authorization responses signed RS256 are refused', () => {
+describe('--fapi2: ID tokens and JWT authorization responses signed RS256 are refused', { timeout: 60_000 }, () => {
   let jwksServer: Server;
   let jwksUri: string;
   const signer = keyPairSync('rsa', { modulusLength: 2048 });

@@ -46,7 +46,8 @@ const clientAuth = async (mock: MockServer, alg = 'PS256') => ({
 const PKCE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'state-1' };
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
-describe('serve-mock --fapi2: FAPI 2.0 Security Profile section 5.4.1', () => {
+// Spawned CLIs and RSA keys on a loaded 2-core machine: a bound well above their usual few seconds.
+describe('serve-mock --fapi2: FAPI 2.0 Security Profile section 5.4.1', { timeout: 60_000 }, () => {
   let fapi: MockServer;
   let plain: MockServer;
   beforeAll(async () => {
