@@ -2,12 +2,14 @@ import { FlowError } from '../errors.js';
 import { authenticatedRequest } from '../client/endpoint-request.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { frontChannelUrl, pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
-import type { HttpClient } from '../client/http.js';
+import type { HttpClient, HttpResponse } from '../client/http.js';
+import { asksForDpopNonce } from '../client/dpop.js';
 import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, StuckOnPageError, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
 import type { Credentials } from '../agent/headless/forms.js';
 import { buildAuthorizationUrl } from '../oauth/authorization-request.js';
 import type { AuthorizationServerMetadata, ExtraEndpoint } from '../oauth/discovery.js';
+import { sameHtu } from '../oauth/dpop.js';
 import { parseOAuthErrorBody } from '../oauth/errors.js';
 import { createPkcePair, type CodeChallengeMethod, type PkcePair } from '../oauth/pkce.js';
 import { generateState } from '../oauth/random.js';
@@ -291,21 +293,52 @@ export class AuditContext {
    * One token request, exactly as given (client authentication from `client`), recorded. A client that
    * authenticates with a JWT gets a fresh assertion unless the probe gives its own; `headers` (a DPoP proof) are added.
    */
-  async token(grant: GrantParams, client: ClientCredentials = this.client, extra: { clientAssertion?: string; headers?: Record<string, string>; withoutDpop?: boolean } = {}): Promise<TokenExchange> {
-    const req =
+  async token(grant: GrantParams, client: ClientCredentials = this.client, extra: TokenRequestExtra = {}): Promise<TokenExchange> {
+    const build = async (): Promise<TokenHttpRequest> =>
       extra.clientAssertion !== undefined
         ? buildTokenRequest(this.config.tokenEndpoint, client, grant, { clientAssertion: extra.clientAssertion })
         : await this.authenticatedRequest(this.config.tokenEndpoint, grant, client);
-    // --fapi2: sender-constrained tokens only (FAPI 2.0 Security Profile section 5.3.2.1), so every token request has a proof of its own.
-    const dpop: Record<string, string> =
-      this.config.fapi2 && this.config.dpop && extra.headers?.dpop === undefined && !extra.withoutDpop ? { dpop: await this.config.dpop.proof('POST', req.url) } : {};
-    return this.rawToken(grant.grant_type, req.url, { method: req.method, headers: { ...req.headers, ...dpop, ...extra.headers }, body: req.body });
+    return this.sendToTokenEndpoint(
+      grant.grant_type,
+      async () => {
+        const req = await build();
+        return { url: req.url, init: { method: req.method, headers: { ...req.headers, ...extra.headers }, body: req.body } };
+      },
+      extra.withoutDpop === true,
+    );
   }
 
-  /** A request to the token endpoint shaped by the probe (another method, parameters in the URL, repeated ones), recorded. */
-  async rawToken(grantType: string, url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<TokenExchange> {
-    const res = await this.http.request(url, init);
-    const exchange: TokenExchange = { grantType, method: init.method, status: res.status, headers: res.headers, body: res.body };
+  /**
+   * A request to the token endpoint shaped by the probe (another method, parameters in the URL, repeated
+   * ones), recorded; to the token endpoint it carries the audit's DPoP proof as every token request does.
+   */
+  rawToken(grantType: string, url: string, init: RawRequest): Promise<TokenExchange> {
+    return this.sendToTokenEndpoint(grantType, () => Promise.resolve({ url, init }), false);
+  }
+
+  /**
+   * Sends a request built by `build`, recorded. With the audit's DPoP key (--dpop, --fapi2) a request to
+   * the token endpoint carries a fresh proof of it with the server's latest nonce, unless the probe sent a
+   * proof of its own or none on purpose (RFC 9449 section 5; FAPI 2.0 Security Profile section 5.3.2.1);
+   * a use_dpop_nonce answer to the audit's proof is followed by one more request, built afresh (a new
+   * client assertion), with the nonce the server gave (RFC 9449 section 8).
+   */
+  private async sendToTokenEndpoint(grantType: string, build: () => Promise<{ url: string; init: RawRequest }>, withoutDpop: boolean): Promise<TokenExchange> {
+    const send = async () => {
+      const { url, init } = await build();
+      const session = this.config.dpop;
+      const prove = session !== undefined && !withoutDpop && init.headers.dpop === undefined && sameHtu(this.config.tokenEndpoint, url);
+      const headers = prove ? { ...init.headers, dpop: await session.proof(init.method, url) } : init.headers;
+      const res = await this.http.request(url, { ...init, headers });
+      session?.rememberNonce(url, res);
+      return { res, proved: prove, exchange: this.record(grantType, url, init.method, res) };
+    };
+    const first = await send();
+    return first.proved && asksForDpopNonce(first.res) ? (await send()).exchange : first.exchange;
+  }
+
+  private record(grantType: string, url: string, method: string, res: HttpResponse): TokenExchange {
+    const exchange: TokenExchange = { grantType, method, status: res.status, headers: res.headers, body: res.body };
     // Not JSON: the error-format probe reports it.
     const json = jsonValue(res.body, `the answer of ${url}`);
     if (json !== undefined) {
@@ -333,12 +366,7 @@ export class AuditContext {
   }
 
   /** Redeems an issued code the way the client normally would. */
-  redeem(
-    issued: IssuedCode,
-    overrides: Partial<GrantParams> = {},
-    client?: ClientCredentials,
-    extra: { clientAssertion?: string; headers?: Record<string, string>; withoutDpop?: boolean } = {},
-  ): Promise<TokenExchange> {
+  redeem(issued: IssuedCode, overrides: Partial<GrantParams> = {}, client?: ClientCredentials, extra: TokenRequestExtra = {}): Promise<TokenExchange> {
     const grant: GrantParams = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.redirectUri, code_verifier: issued.pkce?.codeVerifier };
     for (const [k, v] of Object.entries(overrides)) grant[k] = v;
     return this.token(grant, client, extra);
@@ -349,6 +377,19 @@ export class AuditContext {
     const audience = client.assertionAudience ?? this.config.tokenEndpoint;
     return signClientAssertion(client, { ...clientAssertionClaims(client.clientId, audience, Math.floor(Date.now() / 1000)), ...change });
   }
+}
+
+/** What a probe may change in a token request: its own client assertion, headers (its own DPoP proof), or no proof at all. */
+export interface TokenRequestExtra {
+  clientAssertion?: string;
+  headers?: Record<string, string>;
+  withoutDpop?: boolean;
+}
+
+interface RawRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 function toRecord(params: URLSearchParams): Record<string, string> {

@@ -6,6 +6,8 @@ import { jsonObject } from './json-body.js';
 export interface IssuedTokens {
   accessToken: string;
   refreshToken?: string | undefined;
+  /** DPoP when the server bound the access token to the audit's DPoP key (RFC 9449 section 5). */
+  tokenType?: string | undefined;
 }
 
 /** Whether tokens still work, and how that was found out; `valid` is undefined when nothing could tell. */
@@ -19,7 +21,11 @@ export function tokensOf(json: unknown): IssuedTokens | undefined {
   if (!json || typeof json !== 'object') return undefined;
   const o = json as Record<string, unknown>;
   if (typeof o.access_token !== 'string') return undefined;
-  return { accessToken: o.access_token, refreshToken: typeof o.refresh_token === 'string' ? o.refresh_token : undefined };
+  return {
+    accessToken: o.access_token,
+    refreshToken: typeof o.refresh_token === 'string' ? o.refresh_token : undefined,
+    tokenType: typeof o.token_type === 'string' ? o.token_type : undefined,
+  };
 }
 
 /**
@@ -42,10 +48,17 @@ export async function checkLiveness(ctx: AuditContext, tokens: IssuedTokens): Pr
   const userinfo = ctx.config.scopes.includes('openid') ? ctx.endpoint('userinfo_endpoint') : undefined;
   const resource = ctx.apiUrl ?? userinfo;
   if (resource !== undefined) {
-    const res = await ctx.http.request(resource, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const res = await ctx.http.request(resource, { headers: await presented(ctx, tokens, resource) });
     if (res.status >= 200 && res.status < 300) return { valid: true, how: `${resource} still accepts the access token` };
     if (res.status === 401) return { valid: false, how: `${resource} refuses the access token (HTTP 401)` };
     return { valid: undefined, how: `${resource} answered HTTP ${res.status}` };
   }
   return { valid: undefined, how: 'no introspection endpoint, no refresh token, no userinfo endpoint and no --api-url to check them with' };
+}
+
+/** The access token as the resource expects it: a DPoP-bound one with a proof of the audit's key (RFC 9449 section 7.1), else as a bearer token. */
+async function presented(ctx: AuditContext, tokens: IssuedTokens, resource: string): Promise<Record<string, string>> {
+  const session = ctx.config.dpop;
+  if (session === undefined || tokens.tokenType?.toLowerCase() !== 'dpop') return { authorization: `Bearer ${tokens.accessToken}` };
+  return { authorization: `DPoP ${tokens.accessToken}`, dpop: await session.proof('GET', resource, tokens.accessToken) };
 }

@@ -56,6 +56,9 @@ export async function checkIdToken({ config, tokens, http, renderer, nonce }: Af
     renderer.warn(`the ID token's signature is NOT verified (--no-verify-id-token): ${signature.detail}. Anyone could have made this token; do not rely on its claims.`);
   }
   const checks = [signature, ...checkClaims(decoded.claims, { issuer, audience: config.clientId, nonce: nonce ?? config.extraParams.nonce, nowMs: Date.now(), idToken: true })];
+  // FAPI 2.0 Security Profile section 5.4.1: under --fapi2 an ID token signed otherwise than PS256, ES256 or EdDSA is refused.
+  const refusal = config.fapi2 === true ? (await import('../oauth/fapi2.js')).fapi2AlgRefusal('the ID token', decoded.header.alg) : undefined;
+  if (refusal !== undefined) checks.unshift({ name: 'signature', status: 'fail', detail: refusal });
   for (const check of checks) {
     const line = `${check.name}: ${check.detail}`;
     if (check.status === 'pass') renderer.ok(line);

@@ -63,7 +63,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate, secrets: [account.password] });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
-    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both', tolerateResourceFindings: true });
+    const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both', tolerateResourceFindings: true, reportsAlgorithms: true });
     const { issuer, metadata, lookup } = await findMetadata(http, config, renderer);
     if (driver) {
       renderer.trace('audit: authorization requests go through headless Chromium');

@@ -3,7 +3,8 @@ import { Option, type Command } from 'commander';
 import { FlowError, UsageError } from '../errors.js';
 import type { FlowConfig } from '../client/flow-config.js';
 import { parseAuthorizationDetailsParam, type AuthorizationDetail } from '../oauth/authorization-details.js';
-import { FAPI2_AUTH_METHODS, fapi2MetadataGaps } from '../oauth/fapi2.js';
+import { FAPI2_AUTH_METHODS, fapi2MetadataGaps, fapi2SigningKey } from '../oauth/fapi2.js';
+import type { ClientSigningKey } from '../oauth/token-request.js';
 import { isJarmResponseMode, JARM_RESPONSE_MODES, type JarmResponseMode } from '../oauth/jarm.js';
 
 /** JARM, rich authorization requests and the FAPI 2.0 Security Profile's client rules, as flow options. */
@@ -67,9 +68,10 @@ function readAuthorizationDetails(value: string): AuthorizationDetail[] {
 /**
  * After discovery, before any other request: the settings into the config; with --fapi2 PAR and
  * DPoP on (unless a client certificate binds the tokens), and a server whose metadata cannot meet the
- * profile named in one line with what it lacks (exit 1). JARM needs the issuer and its keys.
+ * profile named in one line with what it lacks (exit 1), its signing algorithms among it (section 5.4.1)
+ * unless the caller reports those itself. JARM needs the issuer and its keys.
  */
-export async function resolveFapiSettings(settings: FapiFlowSettings, config: FlowConfig): Promise<void> {
+export async function resolveFapiSettings(settings: FapiFlowSettings, config: FlowConfig, check: { algorithms: boolean } = { algorithms: true }): Promise<void> {
   if (settings.responseMode !== undefined) config.responseMode = settings.responseMode;
   if (settings.authorizationDetails !== undefined) config.authorizationDetails = settings.authorizationDetails;
   const issuer = config.issuer ?? config.metadata?.issuer;
@@ -82,15 +84,40 @@ export async function resolveFapiSettings(settings: FapiFlowSettings, config: Fl
   if (!settings.fapi2) return;
   config.fapi2 = true;
   if (config.metadata === undefined || issuer === undefined) throw new UsageError('--fapi2 needs the server metadata to check the profile against', 'give --issuer URL');
-  const gaps = fapi2MetadataGaps(config.metadata, { mtls: config.tlsClientCertificate !== undefined });
+  const mtls = config.tlsClientCertificate !== undefined;
+  // Section 5.4.1's algorithms: what the client signs and verifies (the audit reports them instead, check.algorithms false).
+  const algorithms = check.algorithms
+    ? {
+        // A fresh DPoP key, or --dpop-key, is P-256: ES256 (src/client/keys.ts).
+        dpopAlg: config.dpop?.key.alg ?? 'ES256',
+        assertionAlg: config.authMethod === 'private_key_jwt' ? config.signingKey?.alg : undefined,
+        requestObjectAlg: config.jar ? config.signingKey?.alg : undefined,
+        idTokens: config.scopes.includes('openid'),
+        jarm: config.responseMode !== undefined,
+      }
+    : {};
+  const gaps = fapi2MetadataGaps(config.metadata, { mtls, ...algorithms });
   if (gaps.length > 0)
     throw new FlowError(`${issuer} cannot meet the FAPI 2.0 Security Profile: its metadata lacks ${gaps.join(', ')}`, 'no authorization request was sent; drop --fapi2 to log in without the profile');
   config.par = true;
-  if (config.tlsClientCertificate === undefined && config.dpop === undefined) {
+  if (!mtls && config.dpop === undefined) {
     const { DpopSession } = await import('../client/dpop.js');
     const { generateDpopKey } = await import('../client/keys.js');
     config.dpop = new DpopSession(await generateDpopKey());
   }
   // FAPI 2.0 Security Profile section 5.3.2.1 (RFC 7523 as updated): the assertion's audience is the issuer.
   if (config.authMethod === 'private_key_jwt') config.assertionAudience = issuer;
+}
+
+/**
+ * --fapi2 with --signing-key: the key read before any request, so that one the profile does not allow
+ * stops the command (exit 2) before discovery; an RSA key signs PS256 (FAPI 2.0 Security Profile
+ * section 5.4.1), client assertions and request objects alike.
+ */
+export async function loadFapi2SigningKey(file: string, keyId: string | undefined): Promise<ClientSigningKey> {
+  const { loadSigningKey } = await import('../client/keys.js');
+  const key = fapi2SigningKey(await loadSigningKey(file, keyId));
+  if (typeof key === 'string')
+    throw new UsageError(`--fapi2: --signing-key ${JSON.stringify(file)}: ${key}`, 'use a P-256 (ES256), RSA of 2048 bits or more (PS256) or Ed25519 (EdDSA) key; a JWK may name its alg');
+  return key;
 }

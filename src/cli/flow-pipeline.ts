@@ -15,6 +15,8 @@ export interface ResolveContext {
   renderer: Renderer;
   /** The audit: a protected resource's broken metadata is reported by its probes, not a reason to stop. */
   tolerateResourceFindings?: boolean;
+  /** The audit: signing algorithms a FAPI 2.0 server should not announce are reported by its probes, not a reason to stop. */
+  reportsAlgorithms?: boolean;
   /** Which endpoints the command needs; default both. */
   needs?: 'authorization' | 'token' | 'both';
 }
@@ -39,6 +41,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
   const { discover, secured, fapi, ...settings } = parsed;
   const config: FlowConfig = { ...settings, authorizationEndpoint: settings.authorizationEndpoint ?? '', tokenEndpoint: settings.tokenEndpoint ?? '' };
   if (fromResource.protectedResource !== undefined) config.protectedResource = fromResource.protectedResource;
+  if (fapi.fapi2 && secured.signingKeyFile !== undefined) config.signingKey = await (await import('./fapi-flow-options.js')).loadFapi2SigningKey(secured.signingKeyFile, secured.signingKeyId);
   if (discover && parsed.issuer !== undefined) {
     const { discoverMetadata } = await import('../client/endpoints.js');
     ctx.renderer.step('Discovery');
@@ -61,7 +64,7 @@ export async function resolveFlowConfig(given: FlowOptionsInput, io: IO, ctx: Re
     if (m.authorization_response_iss_parameter_supported) ctx.renderer.info('the server sends iss in the redirect (RFC 9207); it will be checked');
   }
   await (await import('./secured-flow-options.js')).resolveSecuredSettings(secured, config);
-  await (await import('./fapi-flow-options.js')).resolveFapiSettings(fapi, config);
+  await (await import('./fapi-flow-options.js')).resolveFapiSettings(fapi, config, { algorithms: ctx.reportsAlgorithms !== true });
   const needs = ctx.needs ?? 'both';
   if (needs !== 'token' && config.authorizationEndpoint === '') {
     throw new UsageError('no authorization endpoint known', 'give --authorization-endpoint, --auth-url or --issuer');

@@ -96,7 +96,8 @@ function checkAbsoluteUri(flag: string, value: string): void {
  */
 export async function resolveSecuredSettings(settings: SecuredFlowSettings, config: FlowConfig): Promise<void> {
   const keys = await import('../client/keys.js');
-  if (settings.signingKeyFile !== undefined) config.signingKey = await keys.loadSigningKey(settings.signingKeyFile, settings.signingKeyId);
+  // --fapi2 read it already (fapi-flow-options.ts), before discovery.
+  if (settings.signingKeyFile !== undefined && config.signingKey === undefined) config.signingKey = await keys.loadSigningKey(settings.signingKeyFile, settings.signingKeyId);
   if (settings.dpop) {
     const { DpopSession } = await import('../client/dpop.js');
     config.dpop = new DpopSession(settings.dpopKeyFile !== undefined ? await keys.loadDpopKey(settings.dpopKeyFile) : await keys.generateDpopKey());

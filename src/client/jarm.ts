@@ -1,5 +1,6 @@
 import { decodeProtectedHeader } from 'jose/decode/protected_header';
 import { FlowError } from '../errors.js';
+import { fapi2AlgRefusal } from '../oauth/fapi2.js';
 import { checkJarmClaims, isCompactJwe, jarmResponseParams } from '../oauth/jarm.js';
 import { decodeJwtUnverified, describeClaims } from '../oauth/jwt.js';
 import type { Renderer } from '../output/render.js';
@@ -40,6 +41,8 @@ export async function authorizationResponseParams(http: HttpClient, config: Flow
   for (const line of describeClaims(decoded.claims)) renderer.info(`  ${line}`);
   const alg = decodeProtectedHeader(token).alg;
   if (alg === undefined || alg === 'none') throw new FlowError('the response JWT is unsigned (alg none), which is never accepted', NOT_SENT);
+  const refusal = config.fapi2 === true ? fapi2AlgRefusal('the response JWT', alg) : undefined;
+  if (refusal !== undefined) throw new FlowError(refusal, NOT_SENT);
   const issuer = config.issuer ?? config.metadata?.issuer;
   const jwksUri = jarmJwksUri(config);
   if (issuer === undefined || jwksUri === undefined) throw new FlowError('the response JWT cannot be verified: the issuer or its jwks_uri is unknown', 'give --issuer (or --jwks-uri)');

@@ -64,7 +64,7 @@ export function algorithmFor(key: KeyObject, jwkAlg?: string): string {
 export async function loadSigningKey(file: string, keyId?: string): Promise<ClientSigningKey> {
   const { key, jwk } = await readPrivateKey(file, '--signing-key');
   const kid = keyId ?? jwk?.kid;
-  return { key, alg: algorithmFor(key, jwk?.alg), ...(kid !== undefined && { kid }), file };
+  return { key, alg: algorithmFor(key, jwk?.alg), ...(kid !== undefined && { kid }), file, ...(jwk?.alg !== undefined && { algStated: true }) };
 }
 
 /** A fresh P-256 key pair for one login's DPoP proofs (RFC 9449). */

@@ -291,11 +291,15 @@ function issuerState(config: MockConfig, options: MockServerOptions, host: strin
 /** The configuration with `signing_alg` filled in where it names none (each named issuer inherits the top level's). */
 function withDefaultSigningAlg(input: MockConfigInput, alg: SigningAlg): MockConfigInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const top = input.signing_alg ?? alg;
+  // FAPI 2.0 Security Profile section 5.4.1: PS256 where RS256 would be the default (the same RSA key).
+  const fapiDefault = (config: { security_profile?: unknown }, fallback: SigningAlg): SigningAlg => (config.security_profile === 'fapi2' && fallback === 'RS256' ? 'PS256' : fallback);
+  const top = input.signing_alg ?? fapiDefault(input, alg);
   const issuers = input.issuers;
   const filled: MockConfigInput = { ...input, signing_alg: top };
   if (typeof issuers === 'object' && issuers !== null && !Array.isArray(issuers)) {
-    filled.issuers = Object.fromEntries(Object.entries(issuers).map(([name, sub]) => [name, typeof sub === 'object' && sub !== null && !Array.isArray(sub) ? { signing_alg: top, ...sub } : sub]));
+    filled.issuers = Object.fromEntries(
+      Object.entries(issuers).map(([name, sub]) => [name, typeof sub === 'object' && sub !== null && !Array.isArray(sub) ? { signing_alg: input.signing_alg ?? fapiDefault(sub, top), ...sub } : sub]),
+    );
   }
   return filled;
 }

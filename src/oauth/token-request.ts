@@ -52,6 +52,8 @@ export interface ClientSigningKey {
   kid?: string | undefined;
   /** Where it was read from (kept with cached logins, never the key itself). */
   file?: string | undefined;
+  /** True when the key's file named the algorithm (a JWK's alg), rather than its type implying it. */
+  algStated?: boolean | undefined;
 }
 
 /** Form parameters; a list is sent as the same name repeated (e.g. `resource`, RFC 8707 section 2). */

@@ -52,7 +52,7 @@ describe('interop: login to oidc-provider 9 with its FAPI 2.0, JARM and RAR feat
   it.each(['jwt', 'query.jwt', 'form_post.jwt'])('--response-mode %s: its signed response is verified', async (mode) => {
     const r = await login('--response-mode', mode);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/response JWT verified: RS256 signature valid/);
+    expect(r.stderr).toMatch(/response JWT verified: ES256 signature valid/);
   });
 
   it('--authorization-details: granted, and in the token response', async () => {

@@ -64,7 +64,7 @@ describe('mock configuration', () => {
     [{ scopes: ['photo', 'bad scope'] }, 'scopes[1].name: must be a scope token'],
     [{ lifetimes: { code: 0 } }, 'lifetimes.code: must be a whole number of seconds'],
     [{ lifetimes: { access: 5 } }, 'lifetimes.access: unknown field'],
-    [{ signing_alg: 'HS256' }, 'signing_alg: must be one of RS256, ES256'],
+    [{ signing_alg: 'HS256' }, 'signing_alg: must be one of RS256, PS256, ES256'],
     [{ access_token_format: 'reference' }, 'access_token_format: must be one of jwt, opaque'],
     [{ clients: [] }, 'clients: must be a non-empty array'],
     [[1, 2], '(top level): must be a JSON object'],

@@ -4,7 +4,7 @@ import { REALM } from '../core/clients/client-auth.js';
 import { quotedString } from '../../oauth/www-authenticate.js';
 import { errorDescription, sendJson, type Exchange } from '../core/http/http.js';
 import type { AccessTokenClaims } from '../core/store/store.js';
-import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
+import { challengeScheme, dpopChallengeAlgs, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
 import { apiTarget, resourceMetadataUrl, type ResourceTarget } from '../core/tokens/protected-resources.js';
 
 const REFUSALS = { invalid: 'the access token is not valid', expired: 'the access token has expired', revoked: 'the access token has been revoked' } as const;
@@ -73,7 +73,7 @@ export function bearerError(ex: Exchange, status: number, error: string, text: s
   const params = [`realm="${REALM}"`, `error="${error}"`, `error_description=${quotedString(description)}`];
   if (scope) params.push(`scope=${quotedString(scope)}`);
   if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
-  if (scheme === 'DPoP') params.push(DPOP_CHALLENGE_ALGS);
+  if (scheme === 'DPoP') params.push(dpopChallengeAlgs(ex.state.config));
   sendJson(ex.res, status, { error, error_description: description }, { 'WWW-Authenticate': `${scheme} ${params.join(', ')}`, ...headers });
 }
 

@@ -3,7 +3,7 @@ import { ACR_VALUES_SUPPORTED } from '../core/authorization/oidc-params.js';
 import { GRANT_TYPES } from '../core/config/config.js';
 import { sendJson, type Exchange, type MockState } from '../core/http/http.js';
 import { registrationOpen } from '../core/clients/client-metadata.js';
-import { ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config/config-security.js';
+import { allowedAlgs, ASYMMETRIC_ALGS, DPOP_ALGS, HMAC_ALGS, REQUEST_OBJECT_ALGS } from '../core/config/config-security.js';
 import { CIBA_DELIVERY_MODES } from '../../oauth/ciba.js';
 import { FAPI2_AUTH_METHODS } from '../../oauth/fapi2.js';
 import { JARM_RESPONSE_MODES } from '../../oauth/jarm.js';
@@ -39,7 +39,8 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     authorization_signing_alg_values_supported: [config.signingAlg],
     grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: [...authMethods, ...publicClients],
-    token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS],
+    // FAPI 2.0 Security Profile section 5.4.1: in its mode, PS256, ES256 and EdDSA only (allowedAlgs).
+    token_endpoint_auth_signing_alg_values_supported: allowedAlgs(config, [...ASYMMETRIC_ALGS, ...HMAC_ALGS]),
     introspection_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: [...authMethods, ...publicClients],
     code_challenge_methods_supported: plain && !fapi2 ? ['S256', 'plain'] : ['S256'],
@@ -57,11 +58,11 @@ export function serverMetadata(state: MockState): Record<string, unknown> {
     frontchannel_logout_session_supported: true,
     // RFC 9101: request objects by value (and by PAR); request_uri only as PAR's.
     request_parameter_supported: true,
-    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
+    request_object_signing_alg_values_supported: allowedAlgs(config, REQUEST_OBJECT_ALGS),
     request_uri_parameter_supported: false,
     pushed_authorization_request_endpoint: `${issuer}/par`,
     require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
-    dpop_signing_alg_values_supported: DPOP_ALGS,
+    dpop_signing_alg_values_supported: allowedAlgs(config, DPOP_ALGS),
     tls_client_certificate_bound_access_tokens: state.mtls === true,
     authorization_response_iss_parameter_supported: true,
     // RFC 7591 section 3 (open, or with the initial access token), and Client ID Metadata Documents.

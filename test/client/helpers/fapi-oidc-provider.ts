@@ -15,13 +15,16 @@ export interface FapiOidcProvider {
 
 type Rar = { type: string } & Record<string, unknown>;
 
+const FAPI2_ALGS = ['PS256', 'ES256', 'EdDSA'];
+
 export const PAYMENTS_API = 'https://bank.example.test/payments';
 
 /**
  * panva/oidc-provider 9 configured as its documentation says for the FAPI 2.0 Security Profile
  * (`features.fapi.profile '2.0'`, PAR required, DPoP, private_key_jwt only), JARM
  * (`features.jwtResponseModes`) and rich authorization requests (`features.richAuthorizationRequests`
- * with the type payment_initiation), its development login and consent pages. One client, fapi-cli.
+ * with the type payment_initiation), its development login and consent pages; its algorithms those of
+ * section 5.4.1 (PS256, ES256, EdDSA), its key P-256. One client, fapi-cli.
  */
 export async function startFapiOidcProvider(): Promise<FapiOidcProvider> {
   const dir = mkdtempSync(join(tmpdir(), 'oauthctl-fapi-op-'));
@@ -29,6 +32,9 @@ export async function startFapiOidcProvider(): Promise<FapiOidcProvider> {
   const publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'fapi-key-1', use: 'sig', alg: 'ES256' };
   const signingKeyPem = join(dir, 'fapi-cli.pem');
   writeFileSync(signingKeyPem, privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, { mode: 0o600 });
+  // The provider's own key: P-256, so that it signs ID tokens and JWT responses ES256 (FAPI 2.0 Security Profile section 5.4.1; its default key signs RS256).
+  const serverKey = keyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const serverJwk = { ...(serverKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'op-key-1', use: 'sig', alg: 'ES256' };
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -44,10 +50,23 @@ export async function startFapiOidcProvider(): Promise<FapiOidcProvider> {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         dpop_bound_access_tokens: true,
+        id_token_signed_response_alg: 'ES256',
+        authorization_signed_response_alg: 'ES256',
         authorization_details_types: ['payment_initiation'],
       },
     ],
     clientAuthMethods: ['private_key_jwt'],
+    jwks: { keys: [serverJwk] },
+    // FAPI 2.0 Security Profile section 5.4.1: PS256, ES256 and EdDSA only, in every list it announces.
+    enabledJWA: {
+      clientAuthSigningAlgValues: FAPI2_ALGS,
+      idTokenSigningAlgValues: FAPI2_ALGS,
+      requestObjectSigningAlgValues: FAPI2_ALGS,
+      userinfoSigningAlgValues: FAPI2_ALGS,
+      introspectionSigningAlgValues: FAPI2_ALGS,
+      authorizationSigningAlgValues: FAPI2_ALGS,
+      dPoPSigningAlgValues: ['ES256', 'EdDSA'],
+    },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: true },

@@ -1,6 +1,7 @@
 import { decodeProtectedHeader } from 'jose';
 import { verifyClientJwt } from '../clients/client-keys.js';
 import { ASYMMETRIC_ALGS, HMAC_ALGS } from '../config/config-security.js';
+import { fapi2AlgRefusal } from '../../../oauth/fapi2.js';
 import type { MockClient } from '../config/config.js';
 import { addParam, q, type MockState } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
@@ -31,6 +32,10 @@ export async function requestObjectParams(state: MockState, client: MockClient, 
   }
   if (header.alg === 'none') return refuse('the request object is unsigned (alg none); sign it with a key of the client (RFC 9101 section 4)');
   if (header.typ !== undefined && !TYPES.has(header.typ)) return refuse(`the request object's typ ${q(header.typ)} is not oauth-authz-req+jwt (RFC 9101 section 10.8)`);
+  if (state.config.securityProfile === 'fapi2') {
+    const refusal = fapi2AlgRefusal('the request object', header.alg);
+    if (refusal !== undefined) return refuse(refusal);
+  }
   const algorithms = [...(client.jwks || client.jwksUri ? ASYMMETRIC_ALGS : []), ...(client.clientSecret !== undefined ? HMAC_ALGS : [])];
   let claims: Record<string, unknown>;
   try {

@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { verifyClientJwt } from './client-keys.js';
 import { ASYMMETRIC_ALGS, HMAC_ALGS } from '../config/config-security.js';
+import { fapi2AlgRefusal } from '../../../oauth/fapi2.js';
 import type { MockClient } from '../config/config.js';
 import { q, type Exchange } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
@@ -77,6 +78,10 @@ export async function authenticateByAssertion(ex: Exchange, values: Map<string, 
   const method = client.tokenEndpointAuthMethods.find((m) => m === 'private_key_jwt' || m === 'client_secret_jwt');
   if (method === undefined) return refuse(`client ${clientId} is registered for ${client.tokenEndpointAuthMethods.join(' or ')}, but the request used a client assertion`);
   const algorithms = method === 'private_key_jwt' ? ASYMMETRIC_ALGS : HMAC_ALGS;
+  if (ex.state.config.securityProfile === 'fapi2') {
+    const refusal = fapi2AlgRefusal(`the client assertion of ${clientId}`, header.alg);
+    if (refusal !== undefined) return refuse(refusal);
+  }
   const { issuer } = ex.state;
   const now = Math.floor(ex.state.now() / 1000);
   let exp: number;

@@ -1,6 +1,7 @@
 import { isLoopbackHost } from '../../../oauth/loopback.js';
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { isJsonObject } from '../../../oauth/json.js';
+import { isFapi2SigningAlg } from '../../../oauth/fapi2.js';
 
 /**
  * The configuration of the mock's modern features, validated at start like the rest of config.ts:
@@ -58,6 +59,14 @@ export const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
 export const DPOP_ALGS = ASYMMETRIC_ALGS;
 /** Request objects: never none (RFC 9101 section 10.1). */
 export const REQUEST_OBJECT_ALGS = [...ASYMMETRIC_ALGS, ...HMAC_ALGS];
+
+/**
+ * The algorithms of `algs` the mock announces and accepts: in FAPI 2.0 mode only PS256, ES256 and
+ * EdDSA (FAPI 2.0 Security Profile section 5.4.1), all of them otherwise.
+ */
+export function allowedAlgs(config: { securityProfile?: 'fapi2' | undefined }, algs: readonly string[]): string[] {
+  return config.securityProfile === 'fapi2' ? algs.filter(isFapi2SigningAlg) : [...algs];
+}
 
 type Obj = Record<string, unknown>;
 type Fail = (field: string, message: string) => void;

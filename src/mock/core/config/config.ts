@@ -11,11 +11,12 @@ import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } f
 import { LOGOUT_TOP_KEYS, validateLogoutTop } from './config-logout.js';
 import { validateMcpConfig, type McpConfig } from '../../mcp/config.js';
 import { applyFapi2, FAPI_TOP_KEYS, validateFapiTop, type FapiConfig } from './config-fapi.js';
+import { isFapi2SigningAlg } from '../../../oauth/fapi2.js';
 
 // The clients' part lives in config-client.ts; what other modules import from here stays here.
 export { GRANT_TYPES, validateClient, type GrantType, type MockClient, type MockClientInput, type TokenEndpointAuthMethod } from './config-client.js';
 
-export type SigningAlg = 'RS256' | 'ES256';
+export type SigningAlg = 'RS256' | 'PS256' | 'ES256';
 /** `jwt`: RFC 9068 JWT access tokens (the default); `opaque`: random reference tokens, checked by lookup (RFC 7662). */
 export type AccessTokenFormat = 'jwt' | 'opaque';
 
@@ -153,7 +154,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Pick<MockConfigInput, 'clients' |
 
 export const DEFAULT_LIFETIMES: MockLifetimes = { code: 60, accessToken: 3600, refreshToken: 86_400, idToken: 3600 };
 export const MAX_LIFETIME = 10 * 365 * 86_400;
-const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
+const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'PS256', 'ES256'];
 export const ACCESS_TOKEN_FORMATS: readonly AccessTokenFormat[] = ['jwt', 'opaque'];
 
 /** A configuration that failed validation; `errors` names each field (`clients[1].redirect_uris[0]: ...`). */
@@ -260,6 +261,9 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   if (fapi.securityProfile === 'fapi2') {
     const codeProblem = applyFapi2(clients, lifetimes.code);
     if (codeProblem) fail('lifetimes.code', codeProblem);
+    // FAPI 2.0 Security Profile section 5.4.1: PS256 by default, RS256 refused.
+    if (input.signing_alg === undefined) signingAlg = 'PS256';
+    else if (!isFapi2SigningAlg(signingAlg)) fail('signing_alg', `must be PS256 or ES256 with security_profile fapi2 (FAPI 2.0 Security Profile section 5.4.1), not ${signingAlg}`);
     security.requirePushedAuthorizationRequests = true;
   }
   // A named issuer's calls go out from the same server: the top level's policy.

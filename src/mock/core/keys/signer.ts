@@ -1,4 +1,4 @@
-import { sign, type KeyObject } from 'node:crypto';
+import { constants, sign, type KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { SigningAlg } from '../config/config.js';
 
@@ -14,9 +14,10 @@ export interface JwsSigner {
 // from dist/ and from the TypeScript sources under test.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { createPrivateKey, sign } = require('node:crypto');
+const { constants, createPrivateKey, sign } = require('node:crypto');
 const key = createPrivateKey({ key: workerData.pkcs8, format: 'der', type: 'pkcs8' });
-const signer = workerData.alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+const signer =
+  workerData.alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : workerData.alg === 'PS256' ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : key;
 parentPort.on('message', (inputs) => {
   for (const input of inputs) {
     let signature = null;
@@ -49,7 +50,7 @@ export const SIGNATURES_BEFORE_THREAD = 32;
  * signing goes to libuv's pool. `workerSource` is the thread's code (tests give one that fails).
  */
 export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAfter = SIGNATURES_BEFORE_THREAD, workerSource = WORKER_SOURCE): JwsSigner {
-  const direct = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
+  const direct = signOptions(alg, privateKey);
   const signNow = (input: string) => `${input}.${sign('sha256', Buffer.from(input), direct).toString('base64url')}`;
   const signInPool = (input: string) =>
     new Promise<string>((resolve, reject) => {
@@ -137,4 +138,14 @@ export function createJwsSigner(alg: SigningAlg, privateKey: KeyObject, threadAf
       if (w) await w.terminate();
     },
   };
+}
+
+/**
+ * How node:crypto signs for each algorithm (RFC 7518 section 3): ES256 as R || S (section 3.4), PS256
+ * with PSS padding and a salt as long as the SHA-256 hash (section 3.5), RS256 with PKCS #1 v1.5.
+ */
+function signOptions(alg: SigningAlg, key: KeyObject) {
+  if (alg === 'ES256') return { key, dsaEncoding: 'ieee-p1363' as const };
+  if (alg === 'PS256') return { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
+  return key;
 }

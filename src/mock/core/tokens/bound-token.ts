@@ -1,4 +1,4 @@
-import { DPOP_ALGS } from '../config/config-security.js';
+import { allowedAlgs, DPOP_ALGS } from '../config/config-security.js';
 import { checkDpopProof, nonceHeader } from './dpop.js';
 import type { Exchange } from '../http/http.js';
 import { certificateThumbprint, peerCertificate } from '../clients/mtls.js';
@@ -18,8 +18,10 @@ export function challengeScheme(scheme: TokenScheme, claims?: AccessTokenClaims)
   return scheme === 'DPoP' || claims?.cnf?.jkt !== undefined ? 'DPoP' : 'Bearer';
 }
 
-/** The DPoP challenge's algs parameter (RFC 9449 section 7.1). */
-export const DPOP_CHALLENGE_ALGS = `algs="${DPOP_ALGS.join(' ')}"`;
+/** The DPoP challenge's algs parameter (RFC 9449 section 7.1): those the mock accepts (FAPI 2.0 mode: section 5.4.1's). */
+export function dpopChallengeAlgs(config: { securityProfile?: 'fapi2' | undefined }): string {
+  return `algs="${allowedAlgs(config, DPOP_ALGS).join(' ')}"`;
+}
 
 /**
  * A bound access token's proof of possession at the protected API: for a DPoP-bound one (cnf.jkt),

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { accessTokenHash, sameHtu } from '../../../oauth/dpop.js';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { DPOP_ALGS } from '../config/config-security.js';
+import { fapi2AlgRefusal } from '../../../oauth/fapi2.js';
 import type { Exchange } from '../http/http.js';
 import { securityOf } from '../store/security-store.js';
 import { StoreFullError } from '../store/expiring-map.js';
@@ -43,8 +44,15 @@ export async function checkDpopProof(ex: Exchange, expected: DpopExpectation): P
   }
   if (header.typ !== 'dpop+jwt') return invalid('the DPoP proof must have typ dpop+jwt (RFC 9449 section 4.2)');
   if (typeof header.alg !== 'string' || !DPOP_ALGS.includes(header.alg)) return invalid(`the DPoP proof's alg must be one of ${DPOP_ALGS.join(', ')}`);
+  if (ex.state.config.securityProfile === 'fapi2') {
+    const refusal = fapi2AlgRefusal('the DPoP proof', header.alg);
+    if (refusal !== undefined) return invalid(refusal);
+  }
   const jwk = header.jwk as Record<string, unknown> | undefined;
   if (typeof jwk !== 'object' || jwk === null) return invalid('the DPoP proof has no jwk header (RFC 9449 section 4.2)');
+  // FAPI 2.0 Security Profile section 5.4.1: EdDSA with Ed25519 only.
+  if (ex.state.config.securityProfile === 'fapi2' && header.alg === 'EdDSA' && jwk.crv !== 'Ed25519')
+    return invalid('the DPoP proof is signed EdDSA with a key that is not Ed25519; FAPI 2.0 Security Profile section 5.4.1 allows only Ed25519');
   const secret = PRIVATE_MEMBERS.find((m) => jwk[m] !== undefined);
   if (secret) return invalid(`the DPoP proof's jwk holds private key material (${secret}); send the public key only (RFC 9449 section 4.2)`);
   const nowMs = ex.state.now();

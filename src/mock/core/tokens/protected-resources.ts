@@ -1,5 +1,5 @@
 import type { ProtectedResourceConfig } from '../config/config-resource.js';
-import { DPOP_ALGS } from '../config/config-security.js';
+import { allowedAlgs, DPOP_ALGS } from '../config/config-security.js';
 import type { MockState } from '../http/http.js';
 
 /** RFC 9728 section 3: the well-known name of protected resource metadata. */
@@ -95,7 +95,7 @@ export function resourceMetadata(target: ResourceTarget): Record<string, unknown
     resource_signing_alg_values_supported: [target.state.config.signingAlg],
     resource_name: target.name,
     // RFC 9449 section 5.1: the mock takes DPoP-bound tokens too.
-    dpop_signing_alg_values_supported: DPOP_ALGS,
+    dpop_signing_alg_values_supported: allowedAlgs(target.state.config, DPOP_ALGS),
     dpop_bound_access_tokens_required: false,
   };
 }
