@@ -185,4 +185,35 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     expect(await page.locator('main script, main img').count()).toBe(0);
     expect(problems).toEqual([]);
   });
+
+  it("a server's HTML page runs nothing and loads nothing on the page: sandboxed, under a CSP, its words readable", async () => {
+    // Everything the hostile page names points at this server: it must see no request at all.
+    const asked: string[] = [];
+    const witness = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.end('x');
+    });
+    await new Promise<void>((resolve) => witness.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => witness.close(() => resolve())));
+    const at = `http://127.0.0.1:${(witness.address() as AddressInfo).port}`;
+    const page400 = `<!doctype html><html><head><meta http-equiv="refresh" content="0;url=${at}/refresh"><link rel="stylesheet" href="${at}/css"><base href="${at}/"></head><body><h1>Client authentication failed</h1><p>Registered clients: svc-a, svc-b</p><img src="${at}/img"><script>parent.pwned = 1; fetch('${at}/script')</script><iframe src="${at}/frame"></iframe><form action="${at}/form"><button>go</button></form><a href="${at}/link">more</a></body></html>`;
+    const hostile = createServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(page400));
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => hostile.close(() => resolve())));
+    const token = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/token`;
+    const cli = startCli(['client-credentials', '--token-endpoint', token, '--client-id', 'svc', '--client-secret', 'x', '--ui', '--ui-keep', '300'], { BROWSER: 'true' });
+    const [, url] = await cli.waitForStderr(UI_URL);
+    await cli.waitForStderr(/ui: the page stays/);
+    const { page } = await open(url!);
+    const frame = page.locator('details.exchange.failed iframe.server-page').first();
+    await expect.poll(() => frame.contentFrame().locator('body').innerText(), { timeout: PAGE_WAIT }).toContain('Registered clients: svc-a, svc-b');
+    // A person clicks what the page offers: nothing leaves either.
+    await frame.contentFrame().locator('button').click({ timeout: 5_000 }).catch(() => undefined);
+    await frame.contentFrame().locator('a').click({ timeout: 5_000 }).catch(() => undefined);
+    expect(await page.evaluate(() => (globalThis as PageGlobals).pwned)).toBeUndefined();
+    expect(await page.title()).toBe('oauthctl client-credentials');
+    // The page is still the --ui page, and its source is one click away.
+    expect(await page.locator('details.exchange.failed details.source pre').first().textContent()).toContain('<script>parent.pwned = 1;');
+    expect(asked).toEqual([]);
+  });
 });
