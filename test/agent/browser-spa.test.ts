@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
@@ -155,14 +155,15 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
 
 describe.skipIf(!hasChromium)('the route answers each request once (audit --browser-driver chromium on a slow portal)', () => {
   it('a walk that ends while a page is still being fetched: no "Route is already handled!", no unhandled error, the next walk works', async () => {
-    // /slow is answered only once the first walk has ended (whenever it was asked): an answer that comes after the walk.
-    let walkEnded = false;
-    let pending: ServerResponse | undefined;
-    const late = (res: ServerResponse) => new Promise<void>((resolve) => res.once('close', resolve).writeHead(200, { 'content-type': 'text/html' }).end('<title>Late</title><p>late</p>'));
+    // A slow server: /slow is answered 4 s after it is asked, and the test waits for that answer to have gone out.
+    let slowAsked = false;
+    let answered!: () => void;
+    const lateAnswer = new Promise<void>((resolve) => (answered = resolve));
     const server = createServer((req, res) => {
       if (req.url === '/slow') {
-        if (walkEnded) void late(res);
-        else pending = res;
+        slowAsked = true;
+        res.once('close', answered);
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Late</title><p>late</p>'), 4_000);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/html' }).end("<title>Portal</title><div id=m></div><script>setTimeout(() => location.assign('/slow'), 50)</script>");
@@ -177,8 +178,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
       const first = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(first.kind).toBe('page');
       // The page is still being fetched when the walk ends; its answer comes after.
-      walkEnded = true;
-      if (pending) await late(pending);
+      if (slowAsked) await lateAnswer;
       const second = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(second.kind).toBe('page');
       expect(unhandled.map(String)).toEqual([]);
