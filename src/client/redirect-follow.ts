@@ -42,12 +42,12 @@ export async function followRedirectUri(
   if (port === undefined) return refuse(`it names no port; write one, e.g. the listener's: http://${uri.host}:${receiver.port}${uri.pathname}`);
   if (host === receiver.host && port === receiver.port) {
     receiver.acceptPath(uri.pathname);
-    return { receiver: { ...receiver, redirectUri: edited, waitForRedirect: receiver.waitForRedirect, close: receiver.close } };
+    return { receiver: { ...receiver, redirectUri: edited } };
   }
   try {
     const moved = await startRedirectListener({ redirectUri: edited, expectedState: options.expectedState, har: options.har });
     await receiver.close();
-    return { receiver: { ...moved, redirectUri: edited, waitForRedirect: moved.waitForRedirect, close: moved.close } };
+    return { receiver: { ...moved, redirectUri: edited } };
   } catch (err) {
     if (err instanceof CliError) return refuse(err.message);
     throw err;
