@@ -208,8 +208,16 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     const frame = page.locator('details.exchange.failed iframe.server-page').first();
     await expect.poll(() => frame.contentFrame().locator('body').innerText(), { timeout: PAGE_WAIT }).toContain('Registered clients: svc-a, svc-b');
     // A person clicks what the page offers: nothing leaves either.
-    await frame.contentFrame().locator('button').click({ timeout: 5_000 }).catch(() => undefined);
-    await frame.contentFrame().locator('a').click({ timeout: 5_000 }).catch(() => undefined);
+    await frame
+      .contentFrame()
+      .locator('button')
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
+    await frame
+      .contentFrame()
+      .locator('a')
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
     expect(await page.evaluate(() => (globalThis as PageGlobals).pwned)).toBeUndefined();
     expect(await page.title()).toBe('oauthctl client-credentials');
     // The page is still the --ui page, and its source is one click away.
