@@ -1,5 +1,6 @@
 import { headerOf, requestParams, responseParams, type TraceEntry, type TraceFile } from '../output/har-read.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
+import { exchangeNumbers } from '../output/trace-diagram.js';
 
 /** Something that looks wrong in a recorded flow (`oauthctl trace FILE --check`). */
 export interface TraceFinding {
@@ -22,7 +23,9 @@ interface Numbered {
  * section it comes from; the values compared are those in the file (state is never redacted).
  */
 export function checkTrace(file: TraceFile): TraceFinding[] {
-  const all: Numbered[] = file.entries.map((e, i) => ({ e, n: i + 1 }));
+  // Numbered as the page and the diagram number them (a redirect recorded twice is one exchange).
+  const numbers = exchangeNumbers(file);
+  const all: Numbered[] = file.entries.map((e, i) => ({ e, n: numbers.get(i) ?? i + 1 }));
   const findings: TraceFinding[] = [];
   const issuerMetadata = all.map(({ e }) => (e.step === 'discovery' ? responseParams(e) : undefined)).find((p) => p?.has('issuer'));
   const issRequired = issuerMetadata?.get('authorization_response_iss_parameter_supported') === 'true';

@@ -11,6 +11,7 @@ import { narrateTokenResponse, warnScopesNotGranted } from '../output/tokens.js'
 import { authorizationCodeGrant, type FlowConfig } from './flow-config.js';
 import type { HttpClient } from './http.js';
 import { startRedirectListener, type RedirectCapture, type RedirectReceiver } from './listener.js';
+import { followRedirectUri } from './redirect-follow.js';
 import { formatTimeLeft, startSpinner } from '../output/spinner.js';
 import { requestToken } from './token.js';
 import type { UserAgent } from './user-agent.js';
@@ -44,12 +45,14 @@ export interface AuthorizationCodeFlowResult {
  */
 export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<AuthorizationCodeFlowResult> {
   const { config, renderer } = options;
-  const receiver = await (options.receiveRedirect ?? ((c: FlowConfig) => startRedirectListener({ redirectUri: c.redirectUri, expectedState: c.state, har: renderer.har })))(config);
+  let receiver = await (options.receiveRedirect ?? ((c: FlowConfig) => startRedirectListener({ redirectUri: c.redirectUri, expectedState: c.state, har: renderer.har })))(config);
   try {
     const { prepareAuthorizationUrl } = await import('./pushed-authorization.js');
     const prepared = await prepareAuthorizationUrl(options.http, config, receiver.redirectUri, renderer);
     // --step: the person may edit the query before the user agent is sent there (RFC 6749 section 4.1.1).
-    const held = await holdRequest(renderer.har, 'authorization', STEP_TITLES.authorization!, { method: 'GET', url: prepared, headers: [] });
+    const stepped = await holdAuthorizationRequest(renderer, prepared, receiver, config.state);
+    const { held } = stepped;
+    receiver = stepped.receiver;
     const authorizationUrl = held.request.url;
     if (held.edits.length > 0) renderer.warn(`you changed the authorization request before it was sent: ${held.edits.join('; ')}`);
 
@@ -100,6 +103,27 @@ export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOpt
     return { tokenResponse, authorizationUrl, redirectUri: receiver.redirectUri, capture };
   } finally {
     await receiver.close();
+  }
+}
+
+/**
+ * --step's stop before the authorization request. An edited redirect_uri is followed (the listener
+ * waits where it now points) or refused with the reason, one line on the terminal and on the page,
+ * and the request asked about again as it was.
+ */
+async function holdAuthorizationRequest(renderer: Renderer, prepared: string, receiver: RedirectReceiver, state: string | undefined) {
+  let note: string | undefined;
+  for (;;) {
+    const held = await holdRequest(renderer.har, 'authorization', STEP_TITLES.authorization!, { method: 'GET', url: prepared, headers: [] }, note);
+    const edited = new URL(held.request.url).searchParams.get('redirect_uri');
+    if (edited === null || edited === receiver.redirectUri || edited === new URL(prepared).searchParams.get('redirect_uri')) return { held, receiver };
+    const followed = await followRedirectUri(receiver, edited, { expectedState: state, har: renderer.har });
+    if ('receiver' in followed) {
+      renderer.info(`the listener now waits for the redirect at ${followed.receiver.redirectUri}`);
+      return { held, receiver: followed.receiver };
+    }
+    renderer.warn(followed.refused);
+    note = followed.refused;
   }
 }
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { constantTimeEqual } from '../oauth/pkce.js';
 import { hostOfHeader, isLoopbackHost, loopbackBindAddress } from '../oauth/loopback.js';
-import { harClock, type HarRecorder } from '../output/har.js';
+import { harClock, LISTENER_HEADER, type HarRecorder } from '../output/har.js';
 import { redirectPage, fragmentRelayPage, type RedirectOutcome } from './listener-pages.js';
 
 /** What the first redirect carried and how: query string, URL fragment (posted back by a page) or form_post body. */
@@ -56,7 +56,10 @@ export interface RedirectListener extends RedirectReceiver {
   url: string;
   host: string;
   port: number;
-  path: string;
+  /** The path it serves; acceptPath changes it. */
+  readonly path: string;
+  /** Serves this path from now on instead (--step: the person moved redirect_uri on this port). */
+  acceptPath(path: string): void;
 }
 
 /** Fragment posts carry this header; a cross-site form cannot set it. */
@@ -88,7 +91,7 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
       'use http://127.0.0.1/callback, http://[::1]/callback or http://localhost/callback',
     );
   }
-  const path = options.path ?? uri.pathname;
+  let path = options.path ?? uri.pathname;
   const writtenPort = portAsWritten(String(options.redirectUri));
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
 
@@ -108,10 +111,11 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = harClock();
+    res.setHeader(LISTENER_HEADER, '1');
     const requestUrl = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     // Refuse other host names (DNS rebinding) and other paths (favicon, probes): they never end the flow.
     if (!isLoopbackHostHeader(req.headers.host) || requestUrl.pathname !== path || captured) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Not found\n');
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end("Not found: oauthctl's redirect listener does not wait here\n");
       return;
     }
     const redirectUrl = `${uri.protocol}//${req.headers.host}${req.url ?? '/'}`;
@@ -204,7 +208,12 @@ export async function startRedirectListener(options: RedirectListenerOptions): P
     url: listening.url,
     host,
     port,
-    path,
+    get path() {
+      return path;
+    },
+    acceptPath(next: string) {
+      path = next;
+    },
     close,
     waitForRedirect(signal?: AbortSignal): Promise<RedirectCapture> {
       return new Promise<RedirectCapture>((resolve, reject) => {

@@ -6,6 +6,9 @@ import type { Stepper } from './step.js';
  * file is built from it, secrets redacted, when the command ends, however it ends.
  */
 
+/** The header on every answer of oauthctl's own redirect listener (a 404 for a path it does not serve...): a trace names them as oauthctl's, not the server's. */
+export const LISTENER_HEADER = 'x-oauthctl-listener';
+
 /** Who sent a request: the client itself, the user agent (browser side), or the loopback listener's view of the redirect. */
 export const HAR_ACTORS = ['client', 'user-agent', 'listener'] as const;
 export type HarActor = (typeof HAR_ACTORS)[number];

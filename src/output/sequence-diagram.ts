@@ -40,9 +40,26 @@ export function describeMessage(d: SequenceDiagram, m: SequenceMessage, index: n
   return `${index + 1}. ${name(m.from)} to ${name(m.to)}: ${m.reply ? 'response ' : ''}${m.label}${params}${m.failed ? ', failed' : ''}`;
 }
 
-/** The request parameters worth a glance on an arrow (the rest is one click away), and the response's. */
-export const REQUEST_PARAMS: readonly string[] = ['response_type', 'grant_type', 'scope', 'state', 'code_challenge_method', 'request_uri', 'error'];
-export const RESPONSE_PARAMS: readonly string[] = ['error', 'state', 'iss', 'token_type', 'scope', 'active'];
+/**
+ * The request parameters worth a glance on an arrow (the rest is one click away), and the response's:
+ * those a person debugging a redirect compares first, the client and where it is sent back
+ * (RFC 6749 sections 4.1.1 and 4.1.3), then what it asks for and how the answer comes.
+ */
+export const REQUEST_PARAMS: readonly string[] = [
+  'response_type',
+  'grant_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge_method',
+  'response_mode',
+  'prompt',
+  'request_uri',
+  'error',
+  'error_description',
+];
+export const RESPONSE_PARAMS: readonly string[] = ['error', 'error_description', 'state', 'iss', 'token_type', 'scope', 'active'];
 
 const MIN_WIDTH = 40;
 

@@ -28,6 +28,8 @@ export interface HeldRequest {
   method: string;
   url: string;
   fields: StepField[];
+  /** Why it is asked again (an edit that was refused), in one line: the page shows it above the form (the terminal has had it as a warning). */
+  note?: string | undefined;
 }
 
 export type StepAnswer = { action: 'send'; fields: StepField[] } | { action: 'skip' } | { action: 'abort' };
@@ -105,13 +107,21 @@ export async function holdRequest(
   step: string,
   title: string,
   request: OutgoingRequest,
+  note?: string,
 ): Promise<{ request: OutgoingRequest; edits: string[] }> {
   const stepper = har?.stepper;
   if (stepper === undefined) return { request, edits: [] };
   const fields = fieldsOf(request, har?.secrets);
   // --show-secrets: the person sees every value and may change any; otherwise a secret is shown redacted and kept.
   const shown = stepper.showSecrets ? fields.map((f) => ({ ...f, secret: false })) : fields.map((f) => (f.secret ? { ...f, value: REDACTED_MARK } : f));
-  const answer = await stepper.ask({ step, title, method: request.method, url: shown.some((f) => f.place === 'query' && f.secret) ? redactedUrl(request.url, shown) : request.url, fields: shown });
+  const answer = await stepper.ask({
+    step,
+    title,
+    method: request.method,
+    url: shown.some((f) => f.place === 'query' && f.secret) ? redactedUrl(request.url, shown) : request.url,
+    fields: shown,
+    ...(note !== undefined ? { note } : {}),
+  });
   if (answer.action === 'abort') {
     // Code that tolerates a failed request (discovery trying its next address) must not ask again.
     har!.stepper = ABORTED;

@@ -8,12 +8,34 @@ const OTHERS = 'other servers';
 /** The steps that go to an authorization server: all but the listener's callback and a resource's call. */
 const SERVER_STEPS: ReadonlySet<string> = new Set(FLOW_STEPS.filter((step) => step !== 'callback' && step !== 'resource'));
 
-/** The exchanges drawn: a redirect the headless agent delivered is drawn once, as the listener saw it. */
-export function drawnEntries(file: TraceFile): { entry: TraceEntry; index: number }[] {
+/** An exchange drawn: its place in the file, and its number on the page (1, 2, 3... with no gap). */
+export interface DrawnEntry {
+  entry: TraceEntry;
+  index: number;
+  number: number;
+}
+
+/**
+ * The exchanges drawn: a redirect the headless agent delivered is drawn once, as the listener saw it.
+ * They are numbered in the order drawn, so that the count the page gives and the numbers agree.
+ */
+export function drawnEntries(file: TraceFile): DrawnEntry[] {
   const seenByListener = new Set(file.entries.filter((e) => e.actor === 'listener').map((e) => `${e.method} ${e.url}`));
   return file.entries
     .map((entry, index) => ({ entry, index }))
-    .filter(({ entry }) => !(entry.actor === 'user-agent' && entry.step === 'callback' && seenByListener.has(`${entry.method} ${entry.url}`)));
+    .filter(({ entry }) => !(entry.actor === 'user-agent' && entry.step === 'callback' && seenByListener.has(`${entry.method} ${entry.url}`)))
+    .map((drawn, at) => ({ ...drawn, number: at + 1 }));
+}
+
+/** The number on the page of each entry of the file; a redirect drawn once has its listener's number. */
+export function exchangeNumbers(file: TraceFile): Map<number, number> {
+  const drawn = drawnEntries(file);
+  const numbers = new Map(drawn.map(({ index, number }) => [index, number]));
+  const listenerNumber = new Map(drawn.filter(({ entry }) => entry.actor === 'listener').map(({ entry, number }) => [`${entry.method} ${entry.url}`, number]));
+  file.entries.forEach((e, i) => {
+    if (!numbers.has(i)) numbers.set(i, listenerNumber.get(`${e.method} ${e.url}`) ?? 0);
+  });
+  return numbers;
 }
 
 /** Whether an exchange failed: no response, a status of 400 or more, or an OAuth `error` in the answer. */
@@ -45,10 +67,10 @@ export function traceDiagram(file: TraceFile): SequenceDiagram {
   lifeline('client');
   const messages: SequenceMessage[] = [];
   const handedOff = new Set<string>();
-  for (const { entry, index: i } of drawn) {
+  for (const { entry, number } of drawn) {
     const url = parse(entry.url);
     const host = url?.host;
-    const ref = `x${i + 1}`;
+    const ref = `x${number}`;
     const params = requestParams(entry);
     // The user agent's request to a URL the client just sent it to: its parameters were shown on that arrow.
     const shown = handedOff.has(entry.url) && entry.actor === 'user-agent' ? [] : REQUEST_PARAMS.filter((p) => params.has(p)).map((p) => `${p}=${params.get(p)}`);

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { requestParams, type TraceEntry, type TraceFile } from './har-read.js';
 import { scanJwts } from './jwt-scan.js';
 import { describeMessage, type SequenceDiagram } from './sequence-diagram.js';
-import { escapeMarkup, escapeMarkupBlock } from './markup.js';
+import { escapeHtml, escapeMarkup, escapeMarkupBlock } from './markup.js';
 import { renderSequenceSvg } from './sequence-svg.js';
-import { drawnEntries, entryFailed, traceDiagram } from './trace-diagram.js';
+import { drawnEntries, entryFailed, exchangeNumbers, traceDiagram } from './trace-diagram.js';
 import { STEP_NOTES } from './step-notes.js';
+import { LISTENER_HEADER } from './har.js';
 
 /** Colours for both schemes, the diagram's classes, and print (every exchange shown, no links underlined). */
 const STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5f6368;--err:#b3261e;--line:#d0d4da;--card:#f6f8fa;--accent:#0b57d0}
@@ -23,6 +24,7 @@ details.exchange.failed{border-color:var(--err)}summary{cursor:pointer;font-weig
 table{border-collapse:collapse;width:100%;font-size:.875rem}th,td{text-align:left;vertical-align:top;padding:.15rem .5rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
 th{width:14rem;font-weight:600}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8125rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem;max-height:40rem;overflow:auto}
 code{overflow-wrap:anywhere}a{color:var(--accent)}
+.server-page{display:block;width:100%;height:18rem;resize:vertical;box-sizing:border-box;border:1px solid var(--line);border-radius:6px;background:#fff;color-scheme:light}details.source>summary{font-weight:400}
 .why{margin:.25rem 0;color:var(--muted)}.edited{border-left:3px solid var(--accent);padding-left:.5rem}details.probe{margin:.25rem 0}details.probe.failed>summary{color:var(--err)}
 #step form{border:2px solid var(--accent);border-radius:8px;padding:.5rem .75rem;margin:1rem 0;background:var(--card)}#step th{width:auto}#step input:not([type=checkbox]){font:inherit;width:100%;box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}#step label{white-space:nowrap}#step select{font:inherit}#step button{font:inherit;margin:.5rem .5rem 0 0;padding:.25rem 1rem}.status{font-weight:600}
 @media print{body{background:#fff;color:#000}.diagram{overflow:visible;border:0}.seq{max-width:100%;height:auto}details.exchange{break-inside:avoid}details::details-content{content-visibility:visible;display:block}pre{max-height:none}a{color:inherit;text-decoration:none}}`;
@@ -73,18 +75,21 @@ export function renderTraceFlow(file: TraceFile, options: { groups?: readonly Tr
   const drawn = drawnEntries(file);
   const firstFailure = drawn.find(({ entry }) => entryFailed(entry));
   const summary = firstFailure
-    ? `<p class="failed" role="alert"><strong>The flow failed</strong> at <a href="#x${firstFailure.index + 1}">exchange ${firstFailure.index + 1}, ${escapeMarkup(firstFailure.entry.step)}</a>: ${escapeMarkup(failureText(firstFailure.entry))}</p>`
+    ? `<p class="failed" role="alert"><strong>The flow failed</strong> at <a href="#x${firstFailure.number}">exchange ${firstFailure.number}, ${escapeMarkup(firstFailure.entry.step)}</a>: ${escapeMarkup(failureText(firstFailure.entry))}</p>`
     : `<p>No exchange failed.</p>`;
   const notes = [
     file.redacted === false ? '<p class="failed"><strong>This trace holds secrets</strong> (recorded with --show-secrets): do not share it.</p>' : '',
     file.omitted > 0 ? `<p class="muted">${file.omitted} more exchanges are in the file and left out here.</p>` : '',
   ].join('');
-  return `<p class="muted">${file.entries.length} HTTP exchanges. Each arrow opens its request and response below.</p>
+  // A redirect the headless agent delivered and the listener received is one exchange, drawn once.
+  const merged = file.entries.length - drawn.length;
+  const once = merged > 0 ? ` (a redirect that both the user agent and oauthctl's listener recorded is shown once)` : '';
+  return `<p class="muted">${drawn.length} HTTP exchanges${once}. Each arrow opens its request and response below.</p>
 ${summary}${notes}
 <div class="diagram">${renderSequenceSvg(diagram, { title: 'Sequence diagram of the flow', id: 'diagram' })}</div>
 ${probesSection(file, options.groups)}
 <h2>Exchanges</h2>
-${drawn.map(({ entry, index }) => exchangeSection(entry, index, diagram, options.jwts?.[index])).join('\n')}`;
+${drawn.map(({ entry, index, number }) => exchangeSection(entry, number, diagram, options.jwts?.[index])).join('\n')}`;
 }
 
 /** An audit's exchanges by probe, the probes by category, each listing its exchanges (links to them below). */
@@ -93,8 +98,12 @@ function probesSection(file: TraceFile, given: readonly TraceGroup[] | undefined
   const groups: readonly TraceGroup[] = given ?? ids.map((id) => ({ id, title: id, category: 'probes' }));
   if (groups.length === 0) return '';
   const categories = [...new Set(groups.map((g) => g.category))];
+  const numbers = exchangeNumbers(file);
   const exchangesOf = (id: string) =>
-    file.entries.flatMap((e, i) => (e.probe === id ? [`<li><a href="#x${i + 1}">${i + 1}. ${escapeMarkup(`${e.method} ${e.url}`)}</a>${e.status ? `, ${e.status}` : ''}</li>`] : []));
+    file.entries.flatMap((e, i) => {
+      const n = numbers.get(i) ?? 0;
+      return e.probe === id ? [`<li><a href="#x${n}">${n}. ${escapeMarkup(`${e.method} ${e.url}`)}</a>${e.status ? `, ${e.status}` : ''}</li>`] : [];
+    });
   return `<h2>Probes</h2>
 ${categories
   .map((category) => {
@@ -115,18 +124,23 @@ function failureText(e: TraceEntry): string {
   if (e.status === 0) return e.error ?? 'no response';
   const params = e.step === 'callback' ? requestParams(e) : undefined;
   const error = params?.get('error') ?? /"error"\s*:\s*"([^"]{0,200})"/.exec(e.responseBody)?.[1];
-  return `HTTP ${e.status}${error ? `, ${error}` : ''}`;
+  return `HTTP ${e.status}${error ? `, ${error}` : ''}${byListener(e) ? ` from oauthctl's redirect listener, not the server` : ''}`;
 }
 
-function exchangeSection(e: TraceEntry, index: number, diagram: SequenceDiagram, jwts: readonly DecodedJwt[] | undefined): string {
-  const ref = `x${index + 1}`;
+/** An answer of oauthctl's own redirect listener (listener.ts marks them): never to be read as the server's. */
+function byListener(e: TraceEntry): boolean {
+  return e.actor === 'listener' || e.responseHeaders.some((h) => h.name.toLowerCase() === LISTENER_HEADER);
+}
+
+function exchangeSection(e: TraceEntry, number: number, diagram: SequenceDiagram, jwts: readonly DecodedJwt[] | undefined): string {
+  const ref = `x${number}`;
   const at = diagram.messages.findIndex((m) => m.ref === ref);
   const title = at >= 0 ? describeMessage(diagram, diagram.messages[at]!, at).replace(/^\d+\. /, '') : `${e.method} ${e.url}`;
   const failed = entryFailed(e);
   const note = STEP_NOTES[e.step];
   const edited = e.edited?.length ? `<p class="edited"><strong>Changed by you before it was sent (--step):</strong> ${escapeMarkup(e.edited.join('; '))}</p>` : '';
   return `<details class="exchange${failed ? ' failed' : ''}" id="d-${ref}"${failed ? ' open' : ''}>
-<summary>${index + 1}. ${failed ? '✗ ' : ''}${e.edited?.length ? '✎ ' : ''}${escapeMarkup(title)}${e.handoff ? '' : `, ${e.status === 0 ? 'no response' : e.status}`} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
+<summary>${number}. ${failed ? '✗ ' : ''}${e.edited?.length ? '✎ ' : ''}${escapeMarkup(title)}${e.handoff ? '' : `, ${e.status === 0 ? 'no response' : e.status}`} <span class="muted">(${escapeMarkup(e.actor)}, ${escapeMarkup(e.step)}${e.time >= 0 ? `, ${Math.round(e.time)} ms` : ''})</span></summary>
 <div class="exchange-body" id="${ref}">
 ${note ? `<p class="why">${escapeMarkup(note)}</p>` : ''}${edited}${failed ? `<p class="failed"><strong>Failed here:</strong> ${escapeMarkup(failureText(e))}</p>` : ''}
 <h3>Request</h3>
@@ -138,12 +152,12 @@ ${table(
 ${paramsTable(e)}
 ${e.requestBody !== undefined ? body('Request body', e.requestBody) : ''}
 <h3>Response</h3>
-<p>${e.handoff ? 'Sent to the user agent: the answer went to the browser.' : e.status === 0 ? `No response: ${escapeMarkup(e.error ?? '')}` : `HTTP ${e.status}`}</p>
+<p>${e.handoff ? 'Sent to the user agent: the answer went to the browser.' : e.status === 0 ? `No response: ${escapeMarkup(e.error ?? '')}` : `HTTP ${e.status}${byListener(e) ? `, answered by oauthctl's redirect listener` : ''}`}</p>
 ${table(
   'Response headers',
   e.responseHeaders.map((h) => [h.name, h.value]),
 )}
-${e.responseBody !== '' ? body('Response body', e.responseBody) : ''}
+${responseBody(e)}
 ${jwtSection(jwts ?? decodeJwts(e))}
 </div>
 </details>`;
@@ -156,6 +170,24 @@ function table(caption: string, rows: [string, string][]): string {
 
 function paramsTable(e: TraceEntry): string {
   return table('Parameters (query, fragment and form)', [...requestParams(e)]);
+}
+
+/**
+ * The CSP the server's page is shown under, first in its document: nothing it names is fetched (no
+ * script, image, stylesheet, font or frame), its own inline styles apply. The frame's `sandbox` with no
+ * keyword runs no script, submits no form, opens no window and does not follow a refresh (HTML Living
+ * Standard 7.1.5 sandboxing flags); the page's own CSP blocks any navigation of the frame (frame-src).
+ */
+const SERVER_PAGE_GUARD = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">`;
+
+/** A response body: an HTML page drawn (in a sandboxed frame, nothing loaded or run) with its source a click away; anything else as text. */
+function responseBody(e: TraceEntry): string {
+  if (e.responseBody === '') return '';
+  const type = e.responseMimeType || (e.responseHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '');
+  if (!/^\s*(text\/html|application\/xhtml\+xml)\b/i.test(type)) return body('Response body', e.responseBody);
+  return `<h4 class="muted">Response body: the server's page, shown without its scripts, images or styles from elsewhere</h4>
+<iframe class="server-page" sandbox="" referrerpolicy="no-referrer" title="The page the server answered with" srcdoc="${escapeHtml(SERVER_PAGE_GUARD + e.responseBody)}"></iframe>
+<details class="source"><summary>Source of the page</summary><pre>${escapeMarkupBlock(e.responseBody)}</pre></details>`;
 }
 
 function body(caption: string, text: string): string {

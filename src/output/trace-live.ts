@@ -91,6 +91,7 @@ export function renderHeld(held: LiveState['held']): string {
   );
   return `<form method="post" action="step" aria-labelledby="held-title">
 <h2 id="held-title">Waiting for you: ${escapeMarkup(request.title)}</h2>
+${request.note !== undefined ? `<p class="failed" role="alert">${escapeMarkup(request.note)}</p>` : ''}
 <p><code>${escapeMarkup(request.method)} ${escapeMarkup(request.url)}</code></p>
 <p class="muted">Change a value, remove a parameter or add one, then Send: the request goes as you left it, and the trace marks your changes. Skip does not send it (the flow goes on as if no answer came, which usually ends it); Abort ends the command.</p>
 <input type="hidden" name="csrf" value="${escapeMarkup(csrf)}"><input type="hidden" name="held" value="${escapeMarkup(id)}"><input type="hidden" name="count" value="${n + 1}">

@@ -31,7 +31,7 @@ async function loginThroughSpa(options: { password?: string; consent?: 'approve'
   spa = await startSpaServer();
   listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
   const io = memoryIO();
-  const agent = createBrowserUserAgent({ username: USER, password: options.password ?? PASS, consent: options.consent ?? 'approve', stepTimeoutMs: 5_000 });
+  const agent = createBrowserUserAgent({ username: USER, password: options.password ?? PASS, consent: options.consent ?? 'approve', stepTimeoutMs: 20_000 });
   const url = `${spa.url}/authorize?redirect_uri=${encodeURIComponent(listener.redirectUri)}&state=s-1`;
   await agent({ authorizationUrl: url, redirectUri: listener.redirectUri, signal: new AbortController().signal, io, renderer: createRenderer(io, { verbose: true, color: false }) });
   return { capture: await listener.waitForRedirect(), io };
@@ -91,12 +91,12 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
     expect(io.err()).toContain('browser: login fields filled as rendered');
     expect(io.err()).toContain('browser: consent: approve with link "Grant"');
     expect(io.err()).not.toContain(PASS);
-  }, 60_000);
+  });
 
   it('denies with the "Deny" button', async () => {
     const { capture } = await loginThroughSpa({ consent: 'deny' });
     expect(capture.params).toEqual({ error: 'access_denied', state: 's-1' });
-  }, 60_000);
+  });
 
   it('a wrong password is one line that quotes the app', async () => {
     const failure = await loginThroughSpa({ password: 'wrong' }).then(
@@ -106,11 +106,11 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
     // The same words as the headless agent's (page-errors.ts): the page's own error, quoted.
     expect(failure?.message).toMatch(/^login failed at http:\/\/127\.0\.0\.1:\d+\/app: the server said "Wrong email or password"$/);
     expect(failure?.hint).toMatch(/^check the username and password/);
-  }, 60_000);
+  });
 
   it('without credentials, a rendered login is one line asking for them', async () => {
     spa = await startSpaServer();
-    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 5_000 });
+    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 20_000 });
     try {
       const failure = await navigator
         .navigate(`${spa.url}/authorize?redirect_uri=${encodeURIComponent('http://127.0.0.1:1/callback')}&state=x`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' })
@@ -123,7 +123,7 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
     } finally {
       await navigator.close();
     }
-  }, 60_000);
+  });
 
   it('the audit navigator gets the code through the app (busy with slow requests) and sends nothing to the redirect URI', async () => {
     spa = await startSpaServer({ busy: true });
@@ -134,7 +134,7 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const redirectUri = `http://127.0.0.1:${(target.address() as AddressInfo).port}/callback`;
-    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 5_000 });
+    const navigator = await createBrowserNavigator({ env, stepTimeoutMs: 20_000 });
     try {
       for (const state of ['a', 'b']) {
         const result = await navigator.navigate(`${spa.url}/authorize?redirect_uri=${encodeURIComponent(redirectUri)}&state=${state}`, {
@@ -150,13 +150,19 @@ describe.skipIf(!hasChromium)('the Chromium driver through a single-page app log
       await navigator.close();
       await new Promise((resolve) => target.close(resolve));
     }
-  }, 90_000);
+  });
 });
 
 describe.skipIf(!hasChromium)('the route answers each request once (audit --browser-driver chromium on a slow portal)', () => {
   it('a walk that ends while a page is still being fetched: no "Route is already handled!", no unhandled error, the next walk works', async () => {
+    // A slow server: /slow is answered 4 s after it is asked, and the test waits for that answer to have gone out.
+    let slowAsked = false;
+    let answered!: () => void;
+    const lateAnswer = new Promise<void>((resolve) => (answered = resolve));
     const server = createServer((req, res) => {
       if (req.url === '/slow') {
+        slowAsked = true;
+        res.once('close', answered);
         setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Late</title><p>late</p>'), 4_000);
         return;
       }
@@ -172,7 +178,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
       const first = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(first.kind).toBe('page');
       // The page is still being fetched when the walk ends; its answer comes after.
-      await new Promise((resolve) => setTimeout(resolve, 4_500));
+      if (slowAsked) await lateAnswer;
       const second = await navigator.navigate(`${base}/start`, { redirectUri: 'http://127.0.0.1:1/callback', consent: 'approve' });
       expect(second.kind).toBe('page');
       expect(unhandled.map(String)).toEqual([]);
@@ -181,7 +187,7 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
       await navigator.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  });
 
   it('a failure of the browser is one line', async () => {
     const server = createServer((_req, res) => {
@@ -206,5 +212,5 @@ describe.skipIf(!hasChromium)('the route answers each request once (audit --brow
       await navigator.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  });
 });

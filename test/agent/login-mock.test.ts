@@ -19,7 +19,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-const login = (...args: string[]) => ['login', '--auth-url', mock.authUrl, '--timeout', '20', ...args];
+const login = (...args: string[]) => ['login', '--auth-url', mock.authUrl, '--timeout', '120', ...args];
 
 describe('login --headless against the built-in mock', () => {
   it('completes the PKCE flow of the public client and prints the token response', async () => {

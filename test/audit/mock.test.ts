@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -404,45 +405,53 @@ describe('the CI recipe: serve-mock in the background, then audit --junit (built
 });
 
 describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium against the built-in mock', () => {
-  it("logs in on the mock's login and consent pages in Chromium: every probe passes as with the built-in agent", async () => {
-    const { code, io } = await audit(
-      mock,
-      '--client-id',
-      'photo-cli',
-      '--pkce',
-      '--second-client-id',
-      'photo-web',
-      '--second-client-secret',
-      'photo-web-secret',
-      '--browser-driver',
-      'chromium',
-      '--json',
-    );
-    const s = statuses(JSON.parse(io.out()) as AuditReport);
-    // Without openid (scope photo) and without --api-url no resource could show the binding: dpop-bound-as-bearer skips.
-    const { 'client-secret-wrong': secret, 'id-token': idToken, tls, 'dpop-bound-as-bearer': dpopBound, ...rest } = s;
-    expect([secret, idToken, tls, dpopBound]).toEqual(['skip', 'skip', 'skip', 'skip']);
-    expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
-    expect(code).toBe(0);
-    expect(io.err()).not.toContain('wonderland');
-  }, 90_000);
+  it(
+    "logs in on the mock's login and consent pages in Chromium: every probe passes as with the built-in agent",
+    async () => {
+      const { code, io } = await audit(
+        mock,
+        '--client-id',
+        'photo-cli',
+        '--pkce',
+        '--second-client-id',
+        'photo-web',
+        '--second-client-secret',
+        'photo-web-secret',
+        '--browser-driver',
+        'chromium',
+        '--json',
+      );
+      const s = statuses(JSON.parse(io.out()) as AuditReport);
+      // Without openid (scope photo) and without --api-url no resource could show the binding: dpop-bound-as-bearer skips.
+      const { 'client-secret-wrong': secret, 'id-token': idToken, tls, 'dpop-bound-as-bearer': dpopBound, ...rest } = s;
+      expect([secret, idToken, tls, dpopBound]).toEqual(['skip', 'skip', 'skip', 'skip']);
+      expect(Object.entries(rest).filter((e) => !passOrUnadvertised(e))).toEqual([]);
+      expect(code).toBe(0);
+      expect(io.err()).not.toContain('wonderland');
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
 
-  it("--trace holds the browser's requests: the redirect out of the server as the server answered it, never sent on; the password scrubbed", async () => {
-    const file = join(dir, 'audit-browser.har');
-    const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--browser-driver', 'chromium', '--only', 'flow,state,redirect-uri-exact', '--trace', file);
-    expect(code, io.err()).toBe(0);
-    const text = readFileSync(file, 'utf8');
-    expect(text).not.toContain('wonderland');
-    type Entry = { request: { method: string; url: string }; response: { status: number; headers: { name: string; value: string }[] }; _oauthctl: { actor: string; error?: string } };
-    const entries = (JSON.parse(text) as { log: { entries: Entry[] } }).log.entries.filter((e) => e._oauthctl.actor === 'user-agent');
-    const paths = entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`);
-    expect(paths).toEqual(expect.arrayContaining(['GET /authorize', 'GET /assets/mock.css', 'POST /login', 'GET /consent', 'POST /consent']));
-    // The consent's answer redirects to the redirect URI: recorded as the server gave it; nothing reached the redirect URI.
-    const consent = entries.find((e) => e.request.method === 'POST' && new URL(e.request.url).pathname === '/consent')!;
-    expect(consent.response.status).toBe(303);
-    expect(consent.response.headers.find((h) => h.name === 'location')?.value).toMatch(/^http:\/\/127\.0\.0\.1\/callback\?code=/);
-    expect(entries.filter((e) => new URL(e.request.url).pathname === '/callback' && e._oauthctl.error === undefined)).toEqual([]);
-  }, 90_000);
+  it(
+    "--trace holds the browser's requests: the redirect out of the server as the server answered it, never sent on; the password scrubbed",
+    async () => {
+      const file = join(dir, 'audit-browser.har');
+      const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--pkce', '--browser-driver', 'chromium', '--only', 'flow,state,redirect-uri-exact', '--trace', file);
+      expect(code, io.err()).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain('wonderland');
+      type Entry = { request: { method: string; url: string }; response: { status: number; headers: { name: string; value: string }[] }; _oauthctl: { actor: string; error?: string } };
+      const entries = (JSON.parse(text) as { log: { entries: Entry[] } }).log.entries.filter((e) => e._oauthctl.actor === 'user-agent');
+      const paths = entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`);
+      expect(paths).toEqual(expect.arrayContaining(['GET /authorize', 'GET /assets/mock.css', 'POST /login', 'GET /consent', 'POST /consent']));
+      // The consent's answer redirects to the redirect URI: recorded as the server gave it; nothing reached the redirect URI.
+      const consent = entries.find((e) => e.request.method === 'POST' && new URL(e.request.url).pathname === '/consent')!;
+      expect(consent.response.status).toBe(303);
+      expect(consent.response.headers.find((h) => h.name === 'location')?.value).toMatch(/^http:\/\/127\.0\.0\.1\/callback\?code=/);
+      expect(entries.filter((e) => new URL(e.request.url).pathname === '/callback' && e._oauthctl.error === undefined)).toEqual([]);
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
 
   it('a missing browser is one line, exit 2, before any request', async () => {
     const { code, io } = await audit(mock, '--client-id', 'photo-cli', '--browser-driver', 'chromium', '--browser-path', '/nonexistent/chromium');

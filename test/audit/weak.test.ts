@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { run } from '../../src/cli/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
@@ -191,12 +192,16 @@ const NAVIGATION_PROBES = new Set(['flow', 'state', 'iss', 'pkce-required', 'pkc
 
 function weaknessCases(cases: typeof CASES, base: Weaknesses, ...driver: string[]): void {
   for (const c of cases) {
-    it(`${c.probe}: ${Object.keys(c.weak).join(', ')} -> ${c.expected}`, async () => {
-      const { code, byId } = await audit({ ...base, ...c.weak }, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []), ...driver);
-      expect(byId[c.probe]?.status).toBe(c.expected);
-      expect(byId[c.probe]?.detail).toMatch(c.detail);
-      expect(code).toBe(c.expected === 'fail' ? 1 : 0);
-    }, 60_000);
+    it(
+      `${c.probe}: ${Object.keys(c.weak).join(', ')} -> ${c.expected}`,
+      async () => {
+        const { code, byId } = await audit({ ...base, ...c.weak }, c.client ?? PUBLIC, '--probe', c.probe === 'token-no-store' ? 'flow,token-no-store' : c.probe, ...(c.extra ?? []), ...driver);
+        expect(byId[c.probe]?.status).toBe(c.expected);
+        expect(byId[c.probe]?.detail).toMatch(c.detail);
+        expect(code).toBe(c.expected === 'fail' ? 1 : 0);
+      },
+      BROWSER_TEST_TIMEOUT,
+    );
   }
 }
 
@@ -204,11 +209,15 @@ function weaknessCases(cases: typeof CASES, base: Weaknesses, ...driver: string[
 // must report what the built-in agent reports (redirects, fragments, error pages) and send nothing to
 // the redirect URI or other hosts.
 describe.skipIf(!existsSync('/usr/bin/chromium'))('audit --browser-driver chromium: the same verdicts through a real browser', () => {
-  it('passes every probe against a correct server', async () => {
-    const { code, report } = await audit({}, PUBLIC, '--second-client-id', 'other', '--second-client-secret', 'other-secret', '--browser-driver', 'chromium');
-    expect(report.probes.filter((p) => p.status !== 'pass' && !SECOND_ROUND_UNADVERTISED(p)).map((p) => p.id)).toEqual(['client-secret-wrong', 'tls']);
-    expect(code).toBe(0);
-  }, 90_000);
+  it(
+    'passes every probe against a correct server',
+    async () => {
+      const { code, report } = await audit({}, PUBLIC, '--second-client-id', 'other', '--second-client-secret', 'other-secret', '--browser-driver', 'chromium');
+      expect(report.probes.filter((p) => p.status !== 'pass' && !SECOND_ROUND_UNADVERTISED(p)).map((p) => p.id)).toEqual(['client-secret-wrong', 'tls']);
+      expect(code).toBe(0);
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
   // autoLogin: after a login form POST, Chromium follows the server's redirects itself, unseen by the
   // navigator, and a fragment in the last one is lost (a known limit of --browser-driver).
   weaknessCases(

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 describe('oauthctl demo', () => {
@@ -45,11 +46,11 @@ describe('oauthctl demo in a real browser', () => {
     'signs in and consents through Chromium opened from BROWSER',
     async () => {
       const browser = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'chromium-user.mjs'))}`;
-      const result = await runCli(['demo', '--timeout', '60'], { env: { BROWSER: browser } });
+      const result = await runCli(['demo', '--timeout', '180'], { env: { BROWSER: browser } });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/log in as alice \/ wonderland in the browser/);
       expect((JSON.parse(result.stdout) as { owner: string }).owner).toBe('alice');
     },
-    90_000,
+    BROWSER_TEST_TIMEOUT,
   );
 });

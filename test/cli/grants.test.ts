@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createMockServer, type MockConfigInput, type MockServer, type MockServerOptions } from '../../src/mock/index.js';
 import { runToken } from '../../src/cli/token.js';
 import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
@@ -90,7 +91,7 @@ describe('login --device (RFC 8628)', () => {
       expect(browser).toContain('GET /device');
       expect(browser.filter((p) => p.startsWith('POST ')).length).toBeGreaterThan(0);
     },
-    60_000,
+    BROWSER_TEST_TIMEOUT,
   );
 
   it('the browser opens verification_uri_complete, which the mock with --auto-login approves; no QR code off a terminal', async () => {

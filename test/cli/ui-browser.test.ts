@@ -1,21 +1,20 @@
 // `--ui` and `--step` in Chromium: the built CLI runs against the mock (or a hostile server) and the
 // page it prints is opened in Debian's Chromium through playwright-core, as the other page tests do.
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer } from '../../src/mock/index.js';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium, PAGE_WAIT, pageUntil } from '../helpers/chromium.js';
 import { ROOT } from '../helpers/cli.js';
 import { startCli, stopAllClis } from '../helpers/live-cli.js';
+import { openUiPage, UI_URL, uiStatus as status, walkSteps } from '../helpers/ui-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 const LOGIN = ['login', '--client-id', 'photo-cli', '--scope', 'openid photo', '--headless', '--username', 'alice', '--password', 'wonderland'];
-const UI_URL = /^ui: (http:\/\/127\.0\.0\.1:\d+\/ui\/[\w-]+\/)$/m;
 
 /** What the tests read of the page's globals (the functions run in the page; the casts are for TypeScript only). */
 interface PageGlobals {
@@ -23,27 +22,13 @@ interface PageGlobals {
   pwned?: number;
 }
 
-/** Asks the page again until the answer satisfies the test (a navigation in between is one more try), within the time given. */
-async function pageUntil<T>(ask: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await ask().catch(() => undefined);
-    if (value !== undefined && ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`the page did not get there in ${timeoutMs} ms (last: ${String(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
   let browser: Browser;
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-  }, 60_000);
+    browser = await launchChromium();
+  });
 
   afterEach(async () => {
     await stopAllClis();
@@ -55,36 +40,9 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
   });
 
   async function open(url: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    closers.push(() => page.close());
-    const problems: string[] = [];
-    page.on('console', (m) => (m.type() === 'error' || /Content Security Policy|Refused/.test(m.text())) && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(url);
-    return { page, problems };
-  }
-
-  const status = (page: Page) => page.locator('#status').textContent({ timeout: 1000 });
-
-  /**
-   * Walks a `--step` run on its page: at each stop, `atStop` (given the stop's title) may look and
-   * edit, then Send is clicked; returns the titles of the stops once the command has ended.
-   */
-  async function walkSteps(page: Page, atStop: (title: string) => Promise<void> = async () => undefined): Promise<string[]> {
-    const stops: string[] = [];
-    let last = '';
-    for (;;) {
-      await pageUntil(
-        async () => ({ held: (await page.getAttribute('#step', 'data-held', { timeout: 1000 })) ?? '', status: (await status(page)) ?? '' }),
-        ({ held, status }) => (held !== '' && held !== last) || /finished|failed/.test(status),
-      );
-      if (/finished|failed/.test((await status(page)) ?? '')) return stops;
-      last = (await page.getAttribute('#step', 'data-held')) ?? '';
-      const title = (await page.locator('#held-title').textContent()) ?? '';
-      stops.push(title);
-      await atStop(title);
-      await Promise.all([page.waitForEvent('domcontentloaded'), page.click('#step button[value="send"]')]);
-    }
+    const opened = await openUiPage(browser, url);
+    closers.push(() => opened.page.close());
+    return opened;
   }
 
   it('login --ui --headless: the page draws each exchange as it happens, without a reload, the ID token decoded', async () => {
@@ -111,7 +69,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     const { page, problems } = await open(url!);
     await page.evaluate(() => ((globalThis as PageGlobals).loadedOnce = true));
     // Drawn as it happened: the redirect is there, the token request not yet.
-    await page.locator('details.exchange > summary', { hasText: '(listener, callback' }).waitFor({ timeout: 60_000 });
+    await page.locator('details.exchange > summary', { hasText: '(listener, callback' }).waitFor({ timeout: PAGE_WAIT });
     expect(await page.locator('details.exchange > summary', { hasText: '(client, token' }).count()).toBe(0);
     const before = await page.locator('details.exchange').count();
     release();
@@ -134,7 +92,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     // The token exchange, opened: its step explained with its section, the ID token decoded with its times.
     const token = page.locator('details.exchange', { has: page.locator('summary', { hasText: '(client, token' }) });
     await token.locator('summary').click();
-    await expect.poll(() => token.locator('.why').textContent()).toContain('RFC 6749 section 4.1.3');
+    await expect.poll(() => token.locator('.why').textContent(), { timeout: PAGE_WAIT }).toContain('RFC 6749 section 4.1.3');
     const decoded = (await token.locator('pre').allTextContents()).join('\n');
     expect(decoded).toContain('"aud": "photo-cli"');
     expect(decoded).toContain('"nonce"');
@@ -145,7 +103,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     expect(har.log.entries.length).toBe(summaries.length + 1);
     expect(har.log._oauthctl.redacted).toBe(true);
     expect(problems).toEqual([]);
-  }, 120_000);
+  });
 
   it('login --ui --step: walked with the page’s buttons, the scope edited on the authorization request; the token has it', async () => {
     const mock = await createMockServer({});
@@ -183,7 +141,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     const tokens = JSON.parse(cli.stdout()) as { scope: string; access_token: string };
     expect(tokens.scope).toBe('openid');
     expect((JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { scope: string }).scope).toBe('openid');
-  }, 120_000);
+  });
 
   it("mcp --ui --step: an MCP server's whole authorization walked with the page's buttons, from the 401 to initialize with the token", async () => {
     const mock = await createMockServer(undefined, { autoLogin: 'alice' });
@@ -205,7 +163,7 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     await cli.stop();
     const result = JSON.parse(cli.stdout()) as { structuredContent: { sub: string; scope: string } };
     expect(result.structuredContent).toMatchObject({ sub: 'alice' });
-  }, 120_000);
+  });
 
   it('a <script> in a server’s error_description is shown as text and never runs (CSP and escaping)', async () => {
     const hostile = createServer((_req, res) => {
@@ -226,5 +184,44 @@ describe.skipIf(!haveChromium)('--ui and --step in Chromium', () => {
     // Nothing the server sent became an element, so the CSP had nothing to refuse either.
     expect(await page.locator('main script, main img').count()).toBe(0);
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
+
+  it("a server's HTML page runs nothing and loads nothing on the page: sandboxed, under a CSP, its words readable", async () => {
+    // Everything the hostile page names points at this server: it must see no request at all.
+    const asked: string[] = [];
+    const witness = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.end('x');
+    });
+    await new Promise<void>((resolve) => witness.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => witness.close(() => resolve())));
+    const at = `http://127.0.0.1:${(witness.address() as AddressInfo).port}`;
+    const page400 = `<!doctype html><html><head><meta http-equiv="refresh" content="0;url=${at}/refresh"><link rel="stylesheet" href="${at}/css"><base href="${at}/"></head><body><h1>Client authentication failed</h1><p>Registered clients: svc-a, svc-b</p><img src="${at}/img"><script>parent.pwned = 1; fetch('${at}/script')</script><iframe src="${at}/frame"></iframe><form action="${at}/form"><button>go</button></form><a href="${at}/link">more</a></body></html>`;
+    const hostile = createServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(page400));
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => hostile.close(() => resolve())));
+    const token = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/token`;
+    const cli = startCli(['client-credentials', '--token-endpoint', token, '--client-id', 'svc', '--client-secret', 'x', '--ui', '--ui-keep', '300'], { BROWSER: 'true' });
+    const [, url] = await cli.waitForStderr(UI_URL);
+    await cli.waitForStderr(/ui: the page stays/);
+    const { page } = await open(url!);
+    const frame = page.locator('details.exchange.failed iframe.server-page').first();
+    await expect.poll(() => frame.contentFrame().locator('body').innerText(), { timeout: PAGE_WAIT }).toContain('Registered clients: svc-a, svc-b');
+    // A person clicks what the page offers: nothing leaves either.
+    await frame
+      .contentFrame()
+      .locator('button')
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
+    await frame
+      .contentFrame()
+      .locator('a')
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
+    expect(await page.evaluate(() => (globalThis as PageGlobals).pwned)).toBeUndefined();
+    expect(await page.title()).toBe('oauthctl client-credentials');
+    // The page is still the --ui page, and its source is one click away.
+    expect(await page.locator('details.exchange.failed details.source pre').first().textContent()).toContain('<script>parent.pwned = 1;');
+    expect(asked).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium, newTab } from '../helpers/chromium.js';
 import { startRedirectListener } from '../../src/client/listener.js';
 
 // The fragment relay page runs JavaScript: check it in a real browser (Debian's Chromium).
@@ -20,7 +20,7 @@ describe.skipIf(!hasChromium)('listener in Chromium', () => {
   it('a fragment response is posted back by the page and captured', async () => {
     const listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
     try {
-      const page = await browser!.newPage();
+      const page = await newTab(browser!);
       const waiting = listener.waitForRedirect();
       await page.goto(`${listener.redirectUri}#code=frag-code&state=st%20ate&iss=https%3A%2F%2Fas`);
       const capture = await waiting;
@@ -38,7 +38,7 @@ describe.skipIf(!hasChromium)('listener in Chromium', () => {
   it('a query response shows the success page', async () => {
     const listener = await startRedirectListener({ redirectUri: 'http://localhost/callback' });
     try {
-      const page = await browser!.newPage();
+      const page = await newTab(browser!);
       const waiting = listener.waitForRedirect();
       await page.goto(`${listener.redirectUri}?code=c&state=s`);
       expect((await waiting).params).toEqual({ code: 'c', state: 's' });
@@ -52,7 +52,7 @@ describe.skipIf(!hasChromium)('listener in Chromium', () => {
   it('an empty redirect page says it waits, without ending the flow', async () => {
     const listener = await startRedirectListener({ redirectUri: 'http://127.0.0.1/callback' });
     try {
-      const page = await browser!.newPage();
+      const page = await newTab(browser!);
       let done = false;
       const waiting = listener.waitForRedirect().then((c) => {
         done = true;

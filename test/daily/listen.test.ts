@@ -1,16 +1,14 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium, newTab } from '../helpers/chromium.js';
 import { runCli, testIO, type TestIO } from './helpers/io.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** Starts `oauthctl listen ARGS` in-process and returns the redirect URI it prints, and its result. */
 async function listen(args: string[]): Promise<{ uri: string; io: TestIO; done: Promise<number> }> {
   const io = testIO({});
   const done = run(['listen', ...args], io);
   let m: RegExpExecArray | null = null;
-  for (let i = 0; i < 500 && !(m = /Listening on (http:\/\/\S+)/.exec(io.err())); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 3000 && !(m = /Listening on (http:\/\/\S+)/.exec(io.err())); i++) await new Promise((r) => setTimeout(r, 10));
   if (!m) throw new Error(`listen did not start: ${io.err()}`);
   return { uri: m[1]!, io, done };
 }
@@ -38,23 +36,23 @@ describe('listen', () => {
     expect(JSON.parse(io.out())).toEqual({ via: 'form_post', params: { code: 'SplxlOBeZQQYbYS6WxSbIA', state: 'af0ifjsldkj' }, url: uri, method: 'POST' });
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('captures a fragment through the page that posts it back (Chromium)', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    try {
-      const { uri, io, done } = await listen(['--json']);
-      const page = await browser.newPage();
-      await page.goto(`${uri}#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&state=xyz`);
-      expect(await done).toBe(0);
-      const capture = JSON.parse(io.out());
-      expect(capture).toMatchObject({ via: 'fragment', params: { access_token: '2YotnFZFEjr1zCsicMWpAA', token_type: 'Bearer', state: 'xyz' } });
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!haveChromium)(
+    'captures a fragment through the page that posts it back (Chromium)',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const { uri, io, done } = await listen(['--json']);
+        const page = await newTab(browser);
+        await page.goto(`${uri}#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&state=xyz`);
+        expect(await done).toBe(0);
+        const capture = JSON.parse(io.out());
+        expect(capture).toMatchObject({ via: 'fragment', params: { access_token: '2YotnFZFEjr1zCsicMWpAA', token_type: 'Bearer', state: 'xyz' } });
+      } finally {
+        await browser.close();
+      }
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
 
   it('explains a fragment with tokens as the implicit flow', async () => {
     const { explainCapture } = await import('../../src/cli/listen.js');

@@ -3,15 +3,12 @@
 // with the authorization URL as the last argument. It opens the URL in headless Chromium (Debian's),
 // signs in as alice / wonderland by the field labels, presses Allow, and waits for the listener's page.
 // CHROMIUM_USER_SCREENSHOT=file saves what the person saw last.
-import { chromium } from 'playwright-core';
+import { launchChromium, newTab } from './chromium-launch.mjs';
 
 const url = process.argv[process.argv.length - 1];
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await launchChromium();
 try {
-  const page = await browser.newPage();
+  const page = await newTab(browser);
   await page.goto(url);
   await page.getByLabel('Account name').fill('alice');
   await page.getByLabel('Password').fill('wonderland');

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium } from '../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium, newTab } from '../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../src/oauth/pkce.js';
@@ -32,7 +32,7 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
   });
 
   async function open(server: Awaited<ReturnType<typeof startMock>>, overrides: Record<string, string> = {}): Promise<Page> {
-    const page = await browser.newPage();
+    const page = await newTab(browser);
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
     await page.goto(authorizeUrl(server, pkceRequest(createPkcePair(), { redirect_uri: callback, scope: 'photo offline_access', ...overrides })));
@@ -113,7 +113,7 @@ describe.skipIf(!haveChromium)('login and consent pages in Chromium', () => {
 
   it('the pages load with no CSP violation, styled by the stylesheet alone', async () => {
     const server = await startMock();
-    const page = await browser.newPage();
+    const page = await newTab(browser);
     const violations: string[] = [];
     page.on('console', (m) => /Content Security Policy|Refused/.test(m.text()) && violations.push(m.text()));
     await page.goto(authorizeUrl(server, pkceRequest(createPkcePair(), { redirect_uri: callback })));

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium, newTab } from '../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.js';
@@ -18,7 +18,7 @@ describe.skipIf(!haveChromium)('the device verification page in Chromium (RFC 86
   it('typing the code (any case, no dash), confirming, signing in and allowing approves the device', async () => {
     const server = await startMock({ device_interval: 1 });
     const { body } = await postForm(`${server.authUrl}/device_authorization`, { client_id: 'photo-cli', scope: 'photo' });
-    const page = await browser.newPage();
+    const page = await newTab(browser);
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
     await page.goto(String(body.verification_uri));
@@ -44,7 +44,7 @@ describe.skipIf(!haveChromium)('the device verification page in Chromium (RFC 86
   it('verification_uri_complete opens the confirmation; Cancel denies; a wrong code shows a clear page', async () => {
     const server = await startMock({ device_interval: 1 });
     const { body } = await postForm(`${server.authUrl}/device_authorization`, { client_id: 'photo-cli', scope: 'photo' });
-    const page = await browser.newPage();
+    const page = await newTab(browser);
     await page.goto(String(body.verification_uri_complete));
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.waitForLoadState('load');

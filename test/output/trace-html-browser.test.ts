@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer } from '../../src/mock/index.js';
 import { runCli } from '../daily/helpers/io.js';
 import { homeEnv } from '../helpers/cli.js';
-import { BROWSER_TEST_TIMEOUT, CHROMIUM, gotoPage, haveChromium, launchChromium } from '../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, fromServerPage, gotoPage, haveChromium, launchChromium, newTab, PAGE_WAIT } from '../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
@@ -55,9 +55,10 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
   });
 
   async function open(width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<{ tab: Page; problems: string[] }> {
-    const tab = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
+    const tab = await newTab(browser, { viewport: { width, height: 900 }, colorScheme });
     const problems: string[] = [];
-    tab.on('console', (m) => (m.type() === 'error' || m.type() === 'warning' || /Content Security Policy|Refused/.test(m.text())) && problems.push(m.text()));
+    // The server's pages (the login form) are drawn in a sandbox that refuses their styles and scripts: Chromium says so, in their frame.
+    tab.on('console', (m) => !fromServerPage(m) && (m.type() === 'error' || m.type() === 'warning' || /Content Security Policy|Refused/.test(m.text())) && problems.push(m.text()));
     tab.on('pageerror', (e) => problems.push(e.message));
     tab.on('request', (req) => !req.url().startsWith('file:') && problems.push(`request to ${req.url()}`));
     await gotoPage(tab, `file://${page}`);
@@ -83,8 +84,8 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
     expect(count).toBeGreaterThanOrEqual(18);
     const names = await arrows.evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? ''));
     expect(names.every((n) => /^\d+\. (user agent|client|authorization server) to (user agent|client|authorization server): /.test(n))).toBe(true);
-    expect(await tab.getByRole('link', { name: /client to authorization server: POST \/token \(grant_type=refresh_token\)/ }).count()).toBe(1);
-    expect(await tab.getByRole('link', { name: /authorization server to client: response 400 \(error=invalid_grant\), failed/ }).count()).toBe(1);
+    expect(await tab.getByRole('link', { name: /client to authorization server: POST \/token \(grant_type=refresh_token, client_id=photo-cli\)/ }).count()).toBe(1);
+    expect(await tab.getByRole('link', { name: /authorization server to client: response 400 \(error=invalid_grant, error_description=refresh token <b>revoked<\/b>\), failed/ }).count()).toBe(1);
     expect(await tab.getByRole('alert').textContent()).toMatch(/The flow failed at exchange \d+, refresh: HTTP 400, invalid_grant/);
     // Remote text is text: the server's <b> is not a tag.
     expect(await tab.locator('details.exchange b').count()).toBe(0);
@@ -94,19 +95,48 @@ describe.skipIf(!haveChromium)('the trace page in Chromium', () => {
 
   it('an arrow opens its request and response (no script: the link reveals its <details>)', async () => {
     const { tab, problems } = await open(1280);
-    const token = tab.getByRole('link', { name: /client to authorization server: POST \/token \(grant_type=authorization_code\)/ });
+    const token = tab.getByRole('link', {
+      name: /client to authorization server: POST \/token \(grant_type=authorization_code, client_id=photo-cli, redirect_uri=http:\/\/127\.0\.0\.1:\d+\/callback\)/,
+    });
     const ref = (await token.getAttribute('href'))!.slice(1);
     const details = tab.locator(`details:has(#${ref})`);
     const isOpen = () => details.evaluate((d) => (d as unknown as { open: boolean }).open);
     expect(await isOpen()).toBe(false);
     await token.click();
     // The browser opens the <details> as it follows the fragment: waited for, not assumed done.
-    await expect.poll(isOpen, { timeout: 30_000 }).toBe(true);
-    await expect.poll(() => tab.url(), { timeout: 30_000 }).toMatch(new RegExp(`#${ref}$`));
+    await expect.poll(isOpen, { timeout: PAGE_WAIT }).toBe(true);
+    await expect.poll(() => tab.url(), { timeout: PAGE_WAIT }).toMatch(new RegExp(`#${ref}$`));
     const body = await tab.locator(`#${ref}`).textContent();
     expect(body).toContain('grant_type');
     expect(body).toContain('[redacted');
     expect(body).toContain('HTTP 200');
+    expect(problems).toEqual([]);
+    await tab.close();
+  });
+
+  it('numbers the exchanges 1 to N, N being the count it gives (a redirect recorded twice is one exchange)', async () => {
+    const { tab } = await open(1280);
+    const count = Number(/^(\d+) HTTP exchanges/.exec((await tab.locator('main > p.muted').first().textContent()) ?? '')?.[1]);
+    const numbers = (await tab.locator('details.exchange > summary').allTextContents()).map((s) => Number(/^(\d+)\./.exec(s)?.[1]));
+    expect(numbers).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    // Each arrow's link goes to an exchange that is on the page.
+    const refs = await tab.locator('svg.seq a').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
+    for (const ref of new Set(refs)) expect(await tab.locator(ref).count(), ref).toBe(1);
+    await tab.close();
+  });
+
+  it("draws the server's login page in a sandboxed frame (no script runs, nothing loads), its source a click away", async () => {
+    const { tab, problems } = await open(1280);
+    const login = tab.locator('details.exchange', { has: tab.locator('summary', { hasText: '(user-agent, authorization' }) }).first();
+    await login.locator(':scope > summary').click();
+    const frame = login.locator('iframe.server-page');
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    // Drawn as a page: its words, not its markup.
+    await expect.poll(() => frame.contentFrame().locator('body').innerText(), { timeout: PAGE_WAIT }).toMatch(/Sign in/);
+    expect(await frame.contentFrame().locator('form').count()).toBeGreaterThan(0);
+    // The source is kept, as text.
+    await login.locator('details.source > summary').click();
+    expect(await login.locator('details.source pre').textContent()).toMatch(/<form/);
     expect(problems).toEqual([]);
     await tab.close();
   });

@@ -77,6 +77,13 @@ export interface StoppedAt {
 
 /** The failure of a login that stopped on a page with nothing to do: the page quoted, its OAuth error named, what to check. */
 export function stoppedOnPage(page: StoppedAt, request: { redirectUri: string; clientId?: string | undefined }): FlowError {
+  if (sameOrigin(page.url, request.redirectUri)) {
+    // The redirect listener's own answer (a path it does not serve): oauthctl's, not the server's.
+    return new FlowError(
+      `headless login stopped at ${withoutQuery(page.url)}: oauthctl's redirect listener answered HTTP ${page.status}, as it does for any path but the redirect URI's`,
+      `the server sent the user agent to ${withoutQuery(page.url)}, not to the redirect URI ${request.redirectUri}: check the redirect URIs registered for the client, or give --redirect-uri with the one the server uses`,
+    );
+  }
   const found = oauthErrorOnPage(page.text);
   const said = page.text ? ` ${quote(page.text)}` : '';
   const named = found.error ? ` with ${found.error}:${said}` : said ? ` with${said}` : '';
@@ -90,4 +97,12 @@ export function stoppedOnPage(page: StoppedAt, request: { redirectUri: string; c
   }
   const meaning = found.error ? explainOAuthError(found.error) : undefined;
   return new FlowError(message, meaning ? `${found.error} means ${meaning}; run with --verbose to see every step` : 'run with --verbose to see every step');
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, CHROMIUM, haveChromium, launchChromium, newTab, PAGE_WAIT } from '../../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../../src/oauth/pkce.js';
@@ -28,7 +28,7 @@ describe.skipIf(!haveChromium)('the flows page in Chromium', () => {
   });
 
   async function open(url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage({ colorScheme });
+    const page = await newTab(browser, { colorScheme });
     const problems: string[] = [];
     // The favicon's 404 aside (the mock has none), as in the login pages' browser test.
     page.on('console', (m) => (m.type() === 'error' || /Content Security Policy|Refused/.test(m.text())) && !m.text().startsWith('Failed to load resource') && problems.push(m.text()));
@@ -79,7 +79,7 @@ describe.skipIf(!haveChromium)('the flows page in Chromium', () => {
     // The mark stays only if the page is redrawn in place (its events), not reloaded (the meta refresh, without JavaScript).
     await page.evaluate(() => ((globalThis as { loadedOnce?: boolean }).loadedOnce = true));
     await fetch(authorizeUrl(server, pkceRequest(createPkcePair(), { state: 'while-open' })), { redirect: 'manual' });
-    await page.waitForSelector('text=while-open', { timeout: 60_000 });
+    await page.waitForSelector('text=while-open', { timeout: PAGE_WAIT });
     expect(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
     expect(await page.getByRole('heading', { level: 2, name: /photo-cli, code issued/ }).count()).toBe(1);
     expect(problems).toEqual([]);

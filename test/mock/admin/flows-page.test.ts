@@ -49,7 +49,10 @@ describe('GET /_mock/: the recent flows page', () => {
     expect(html).toMatch(/<dt>state<\/dt><dd>state-123<\/dd>/);
     // The same sequence diagram as `oauthctl trace --html` draws (src/output/sequence-svg.ts), each arrow a link to its row.
     const names = [...html.matchAll(/<a href="#step-\d+" aria-label="([^"]*)"/g)].map((m) => m[1]);
-    expect(names).toContain('1. user agent to authorization server: GET /authorize (response_type=code, scope=photo, state=state-123, code_challenge_method=S256)');
+    // client_id and redirect_uri first: what a person debugging a redirect compares.
+    expect(names.find((n) => n?.startsWith('1. '))).toMatch(
+      /^1\. user agent to authorization server: GET \/authorize \(response_type=code, client_id=photo-cli, redirect_uri=http:\/\/127\.0\.0\.1:\d+\/callback, scope=photo, state=state-123, code_challenge_method=S256\)$/,
+    );
     expect(names).toContain('10. authorization server to client: response 200 tokens issued');
     expect(html).toContain(`aria-label="Sequence diagram of flow ${flow}"`);
   });

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium } from '../../helpers/chromium.js';
+import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium, newTab, PAGE_WAIT } from '../../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT, hookTimeout: BROWSER_TEST_TIMEOUT });
 import { createPkcePair } from '../../../src/oauth/pkce.js';
@@ -32,7 +32,7 @@ describe.skipIf(!haveChromium)('front-channel logout in Chromium', () => {
         { client_id: 'photo-cli', redirect_uris: [`${cli.url}/callback`], frontchannel_logout_uri: `${cli.url}/fc?tenant=1` },
       ],
     });
-    const page = await browser.newPage();
+    const page = await newTab(browser);
     const csp: string[] = [];
     page.on('response', (r) => r.url().includes('/logout') && csp.push(r.headers()['content-security-policy'] ?? ''));
     await page.goto(authorizeUrl(server, pkceRequest(createPkcePair(), { client_id: 'photo-web', redirect_uri: `${web.url}/callback`, scope: 'openid photo' })));
@@ -49,7 +49,7 @@ describe.skipIf(!haveChromium)('front-channel logout in Chromium', () => {
 
     await page.goto(`${server.authUrl}/logout?client_id=photo-web&post_logout_redirect_uri=${encodeURIComponent(`${web.url}/bye`)}&state=s9`);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${web.url}/bye?state=s9`, { timeout: 60_000 });
+    await page.waitForURL(`${web.url}/bye?state=s9`, { timeout: PAGE_WAIT });
     await eventually(() => web.hits.some((h) => h.url.startsWith('/fc')) && cli.hits.some((h) => h.url.startsWith('/fc')));
     const webFrame = new URL(web.hits.find((h) => h.url.startsWith('/fc'))!.url, web.url);
     expect(webFrame.searchParams.get('iss')).toBe(server.issuer);
