@@ -1,5 +1,5 @@
-import { present, workingToken, notTested, tokenDecision } from '../../protected-resource.js';
-import { fail, pass, type AuditProbe, skip } from '../../types.js';
+import { mustRefuse, present, presentsAsMcp, workingToken } from '../../protected-resource.js';
+import { type AuditProbe } from '../../types.js';
 
 /** RFC 6750 section 2.3 and 5.3: a token in the query string ends up in logs and Referer headers; the resource refuses it. */
 export const resourceQueryTokenProbe: AuditProbe = {
@@ -13,9 +13,6 @@ export const resourceQueryTokenProbe: AuditProbe = {
   async run(ctx) {
     const token = await workingToken(ctx);
     const res = await present(ctx, token, 'query');
-    const decision = tokenDecision(res);
-    if (decision === undefined) return skip(notTested(res));
-    if (decision === 'accepted') return fail(`?access_token=... was accepted (HTTP ${res.status})`);
-    return pass(`?access_token=...: HTTP ${res.status}`);
+    return mustRefuse(res, `a valid token in ?access_token= of a ${presentsAsMcp(ctx) ? 'POST of MCP initialize' : 'GET'}`);
   },
 };
