@@ -147,6 +147,7 @@ describe('runner', () => {
         { what: 'needs-flow', why: 'needs a working flow (the flow probe failed)' },
         { what: 'standalone', why: 'not here' },
       ],
+      about: { resource: 0, authorization_server: 4 },
     });
   });
 });
