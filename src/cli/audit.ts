@@ -343,7 +343,8 @@ Examples:
   $ oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password "$PW" --browser-driver chromium   # login pages that need JavaScript
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md
   $ oauthctl audit --protected-resource http://127.0.0.1:9000/api --client-id photo-cli --username alice --password wonderland --only resource-401-metadata,resource-metadata-match,resource-query-token
-  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --plan mcp --client-id photo-cli --username alice --password wonderland   # an MCP server (docs/audit.md)`,
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli   # an MCP server: its probes only (docs/audit.md)
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli --plan mcp   # exits 1: the mock's hour-long tokens leave expiry untested`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));
