@@ -8,6 +8,6 @@ import { ProbeSkip } from './probe-errors.js';
  * --auto-login) is audited without one, and these probes say what they lacked.
  */
 export function accountOf(ctx: AuditContext): Credentials {
-  if (ctx.credentials === undefined) throw new ProbeSkip('needs the user\'s account (--username and --password), which was not given: the server logged in without one');
+  if (ctx.credentials === undefined) throw new ProbeSkip("needs the user's account (--username and --password), which was not given: the server logged in without one");
   return ctx.credentials;
 }

@@ -56,7 +56,9 @@ export async function tokenFor(ctx: AuditContext, options: { resource?: string |
     const exchange = await ctx.token({ grant_type: 'client_credentials', ...(scope ? { scope } : {}), ...(resource !== null && { resource }) });
     if (issuedTokens(exchange)) return (exchange.json as { access_token: string }).access_token;
   }
-  throw new ProbeSkip(`not tested: the audit could not get a token${resource === null ? ' for another resource' : ''} from the authorization server (${reason}); give --token, or the account (--username, --password)`);
+  throw new ProbeSkip(
+    `not tested: the audit could not get a token${resource === null ? ' for another resource' : ''} from the authorization server (${reason}); give --token, or the account (--username, --password)`,
+  );
 }
 
 /**
@@ -93,7 +95,11 @@ export function present(ctx: AuditContext, token: string, how: 'header' | 'query
   const url = new URL(resourceUrl(ctx));
   if (how === 'query') url.searchParams.set('access_token', token);
   if (how === 'form') {
-    return ctx.http.request(url.href, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ access_token: token }).toString() });
+    return ctx.http.request(url.href, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ access_token: token }).toString(),
+    });
   }
   if (presentations.get(ctx) === 'mcp') return mcpInitialize(ctx, url.href, how === 'header' ? token : undefined, headers);
   return ctx.http.request(url.href, { headers: { accept: 'application/json', ...(how === 'header' && { authorization: `Bearer ${token}` }), ...headers } });

@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { generateKeyPair, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwtUnverified } from '../oauth/jwt.js';
@@ -34,24 +35,26 @@ export async function tokenShape(ctx: AuditContext): Promise<TokenShape> {
   return { header: { typ: 'at+jwt' }, claims, alg: 'RS256' };
 }
 
+const newKeyPair = promisify(generateKeyPair);
+
 /** A fresh private key for `alg` (RFC 7518 section 3.1), with its public JWK; HMAC algorithms get an EC key instead (no shared secret to guess). */
-export function freshKey(alg: string): { alg: string; privateKey: KeyObject; publicJwk: Record<string, unknown> } {
-  const pair =
+export async function freshKey(alg: string): Promise<{ alg: string; privateKey: KeyObject; publicJwk: Record<string, unknown> }> {
+  const [used, pair] =
     alg.startsWith('RS') || alg.startsWith('PS')
-      ? { alg, ...generateKeyPairSync('rsa', { modulusLength: 2048 }) }
+      ? [alg, await newKeyPair('rsa', { modulusLength: 2048 })]
       : alg === 'EdDSA'
-        ? { alg, ...generateKeyPairSync('ed25519') }
+        ? [alg, await newKeyPair('ed25519')]
         : alg === 'ES384'
-          ? { alg, ...generateKeyPairSync('ec', { namedCurve: 'P-384' }) }
+          ? [alg, await newKeyPair('ec', { namedCurve: 'P-384' })]
           : alg === 'ES512'
-            ? { alg, ...generateKeyPairSync('ec', { namedCurve: 'P-521' }) }
-            : { alg: 'ES256', ...generateKeyPairSync('ec', { namedCurve: 'P-256' }) };
-  return { alg: pair.alg, privateKey: pair.privateKey, publicJwk: pair.publicKey.export({ format: 'jwk' }) as Record<string, unknown> };
+            ? [alg, await newKeyPair('ec', { namedCurve: 'P-521' })]
+            : ['ES256', await newKeyPair('ec', { namedCurve: 'P-256' })];
+  return { alg: used, privateKey: pair.privateKey, publicJwk: pair.publicKey.export({ format: 'jwk' }) as Record<string, unknown> };
 }
 
 /** The token's claims and header, signed by a key of the audit's own (the real kid kept, so a resource finds the real key and the signature fails). */
-export function signedByAnotherKey(shape: TokenShape): string {
-  const key = freshKey(shape.alg);
+export async function signedByAnotherKey(shape: TokenShape): Promise<string> {
+  const key = await freshKey(shape.alg);
   return signCompact({ ...shape.header, alg: key.alg }, shape.claims, key.privateKey, key.alg);
 }
 
@@ -80,7 +83,7 @@ export interface LoopbackIssuer {
 }
 
 export async function startLoopbackIssuer(alg: string): Promise<LoopbackIssuer> {
-  const key = freshKey(alg);
+  const key = await freshKey(alg);
   const kid = `oauthctl-audit-${randomUUID()}`;
   const fetched: string[] = [];
   let issuer = '';

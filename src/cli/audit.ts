@@ -62,7 +62,14 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   // Mutual TLS (RFC 8705): the client certificate is part of every connection, as in the flows.
   const clientCertificate = await readClientCertificate(options.tlsCert, options.tlsKey);
-  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate, secrets: account.password !== undefined ? [account.password] : [] });
+  const http = createHttpClient({
+    insecure: options.insecure,
+    renderer,
+    env: io.env,
+    timeoutMs: httpTimeoutMs(options),
+    clientCertificate,
+    secrets: account.password !== undefined ? [account.password] : [],
+  });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both', tolerateResourceFindings: true });

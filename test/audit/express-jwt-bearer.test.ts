@@ -99,7 +99,16 @@ describe('audit --protected-resource on an Express API protected by express-oaut
     const { code, report, stderr } = await audit(apis.get('correct')!.url);
     expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
     const byId = statuses(report);
-    for (const id of ['resource-401-metadata', 'resource-metadata-match', 'resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'resource-audience', 'resource-insufficient-scope'])
+    for (const id of [
+      'resource-401-metadata',
+      'resource-metadata-match',
+      'resource-garbage-token',
+      'resource-foreign-key',
+      'resource-alg-none',
+      'resource-other-issuer',
+      'resource-audience',
+      'resource-insufficient-scope',
+    ])
       expect(byId[id], id).toBe('pass');
     // The library takes ?access_token= too (RFC 6750 lets it): a warning, not a failure, for an API that is no MCP server.
     expect(byId['resource-query-token']).toBe('warn');

@@ -141,7 +141,16 @@ describe('audit --protected-resource on MCP servers of the 2.x SDK', () => {
     const { code, report, stderr } = await audit(servers.get('correct')!.url);
     expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
     const byId = statuses(report);
-    for (const id of ['resource-401-metadata', 'resource-metadata-match', 'resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'mcp-token-audience', 'mcp-origin'])
+    for (const id of [
+      'resource-401-metadata',
+      'resource-metadata-match',
+      'resource-garbage-token',
+      'resource-foreign-key',
+      'resource-alg-none',
+      'resource-other-issuer',
+      'mcp-token-audience',
+      'mcp-origin',
+    ])
       expect(byId[id], id).toBe('pass');
     expect(code).toBe(0);
   });

@@ -73,7 +73,8 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
       const resourceServerUrl = new URL(variant === 'other-resource' ? 'https://other.example/mcp' : url);
       router.use(mcpAuthMetadataRouter({ oauthMetadata: issuer as never, resourceServerUrl, scopesSupported: ['photo'], resourceName: 'SDK MCP server' }));
       // The metadata router serves its document where the resource's path says; a server for another URL still serves it here.
-      if (variant === 'other-resource') router.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json({ resource: 'https://other.example/mcp', authorization_servers: [issuer.issuer] }));
+      if (variant === 'other-resource')
+        router.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json({ resource: 'https://other.example/mcp', authorization_servers: [issuer.issuer] }));
     }
     router.post('/mcp', auth, express.json(), async (req: Request, res: Response) => {
       const mcp = new McpServer({ name: 'sdk-example', version: '1.0.0' });
@@ -147,7 +148,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     await Promise.all([...[...servers.values()].map((s) => s.close()), deaf.close()]);
   });
 
-  it('done right: no probe fails, the report holds the resource\'s probes only, exit 0 (no --username: the server logs in by itself)', async () => {
+  it("done right: no probe fails, the report holds the resource's probes only, exit 0 (no --username: the server logs in by itself)", async () => {
     const { code, report, stderr } = await audit(urlOf('correct'));
     expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
     const byId = statuses(report);
@@ -162,7 +163,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     expect(code).toBe(0);
   });
 
-  it('--with-authorization-server adds the server\'s probes after the resource\'s, counted apart', async () => {
+  it("--with-authorization-server adds the server's probes after the resource's, counted apart", async () => {
     const { report } = await audit(urlOf('correct'), '--with-authorization-server', '--skip', 'tls,concurrency,device,ciba,sessions,dpop,jwt,par');
     const firstServer = report.probes.findIndex((p) => p.category !== 'protected-resource' && p.category !== 'mcp');
     expect(firstServer).toBeGreaterThan(0);

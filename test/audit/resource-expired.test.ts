@@ -65,13 +65,17 @@ async function probe(resource: string): Promise<{ status: string; detail: string
 
 describe('resource-expired-token', () => {
   // Both wait out the 2 s token and the 60 s leeway at once: one wait for the file.
-  it("presented past exp and a 60 s leeway: the mock's protected resource refuses it (pass); a resource server that keeps a token it introspected once takes it (fail)", { timeout: 150_000 }, async () => {
-    const [mock, caching] = await Promise.all([probe(`${shortLived.authUrl}/mcp`), probe(rsUrl)]);
-    expect(mock.status, mock.detail).toBe('pass');
-    expect(mock.detail).toMatch(/62 s past its exp: HTTP 401/);
-    expect(caching.status, caching.detail).toBe('fail');
-    expect(caching.detail).toMatch(/still answered HTTP 200 to a token 62 s past its exp, beyond any usual clock leeway/);
-  });
+  it(
+    "presented past exp and a 60 s leeway: the mock's protected resource refuses it (pass); a resource server that keeps a token it introspected once takes it (fail)",
+    { timeout: 150_000 },
+    async () => {
+      const [mock, caching] = await Promise.all([probe(`${shortLived.authUrl}/mcp`), probe(rsUrl)]);
+      expect(mock.status, mock.detail).toBe('pass');
+      expect(mock.detail).toMatch(/62 s past its exp: HTTP 401/);
+      expect(caching.status, caching.detail).toBe('fail');
+      expect(caching.detail).toMatch(/still answered HTTP 200 to a token 62 s past its exp, beyond any usual clock leeway/);
+    },
+  );
 
   it('not tested, saying why, when the tokens live longer than the audit waits', async () => {
     const r = await probe(`${longLived.authUrl}/mcp`);

@@ -19,7 +19,7 @@ export const mcpOfflineAccessProbe: AuditProbe = {
     if (res.status !== 401) return skip(`not tested: HTTP ${res.status} to a POST of MCP initialize without a token, no challenge to read`);
     const scope = resourceChallenge(res.headers['www-authenticate']).scope?.split(' ') ?? [];
     const listed = (await resourceDiscovery(ctx)).metadata?.scopes_supported ?? [];
-    const where = [...(scope.includes('offline_access') ? ['the 401\'s scope'] : []), ...(listed.includes('offline_access') ? ["the metadata's scopes_supported"] : [])];
+    const where = [...(scope.includes('offline_access') ? ["the 401's scope"] : []), ...(listed.includes('offline_access') ? ["the metadata's scopes_supported"] : [])];
     if (where.length > 0) return warn(`offline_access is in ${where.join(' and ')}`);
     return pass(`no offline_access in the 401's scope (${scope.join(' ') || 'none'}) or scopes_supported (${listed.join(' ') || 'none'})`);
   },

@@ -17,6 +17,6 @@ export const resourceForeignKeyProbe: AuditProbe = {
   needsFlow: true,
   async run(ctx) {
     const shape = await tokenShape(ctx);
-    return mustRefuse(await present(ctx, signedByAnotherKey(shape)), `a token with valid claims signed by the audit's own ${shape.alg} key`);
+    return mustRefuse(await present(ctx, await signedByAnotherKey(shape)), `a token with valid claims signed by the audit's own ${shape.alg} key`);
   },
 };
