@@ -1,8 +1,8 @@
 // audit --protected-resource on MCP servers written with the 2.x MCP SDK (@modelcontextprotocol/server
 // 2.4.0: its fetch-style requireBearerAuth gate, oauthMetadataResponse, originValidationResponse and the
-// web-standard Streamable HTTP transport, bridged to node:http), in front of the mock as authorization
-// server: done right, without the audience check, with an introspection verifier that throws, and
-// without the Origin check. Each broken variant fails the probe named for its fault (exit 1); the right
+// createMcpHandler serving entry (2026-07-28 and the earlier revisions), bridged to node:http), in front of the mock as authorization
+// server: done right, without the audience check, with an introspection verifier that throws, without
+// the Origin check, and taking 2026-07-28 requests whose Mcp-Method header disagrees with the body. Each broken variant fails the probe named for its fault (exit 1); the right
 // one passes (exit 0). All real HTTP on loopback, the servers started once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,7 @@ import {
   McpServer,
   OAuthError,
   OAuthErrorCode,
-  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   localhostAllowedOrigins,
   oauthMetadataResponse,
@@ -26,8 +26,8 @@ import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 
-type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-origin-check';
-const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-origin-check'];
+type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-origin-check' | 'no-header-check';
+const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-origin-check', 'no-header-check'];
 
 interface SdkServer {
   url: string;
@@ -85,6 +85,12 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
       resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)),
       ...(variant !== 'no-audience' && { expectedResource: new URL(url) }),
     });
+    // The 2.x serving entry: the 2026-07-28 revision (stateless, standard headers) and the earlier ones.
+    const mcp = createMcpHandler(() => {
+      const server = new McpServer({ name: 'sdk2-example', version: '1.0.0' });
+      server.registerTool('ping', { description: 'pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+      return server;
+    });
     const metadata = { oauthMetadata: issuer as unknown as OAuthMetadata, resourceServerUrl: new URL(url), scopesSupported: ['photo'], dangerouslyAllowInsecureIssuerUrl: true };
     handle = async (request) => {
       const served = oauthMetadataResponse(request, metadata);
@@ -96,12 +102,15 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
       }
       const authInfo = await gate(request);
       if (authInfo instanceof Response) return authInfo;
-      if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-      const mcp = new McpServer({ name: 'sdk2-example', version: '1.0.0' });
-      mcp.registerTool('ping', { description: 'pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await mcp.connect(transport);
-      return transport.handleRequest(request, { authInfo });
+      // The fault: standard headers rewritten from the body, so a header that disagrees with it is never seen.
+      if (variant === 'no-header-check' && request.headers.has('mcp-method')) {
+        const body = (await request.json()) as { method: string };
+        const headers = new Headers(request.headers);
+        headers.set('mcp-method', body.method);
+        headers.delete('mcp-name');
+        return mcp.fetch(new Request(request.url, { method: 'POST', headers, body: JSON.stringify(body) }), { authInfo });
+      }
+      return mcp.fetch(request, { authInfo });
     };
   };
   return {
@@ -152,6 +161,8 @@ describe('audit --protected-resource on MCP servers of the 2.x SDK', () => {
       'mcp-origin',
     ])
       expect(byId[id], id).toBe('pass');
+    // It speaks 2026-07-28 and checks the standard headers against the body.
+    expect(byId['mcp-standard-headers'], report.probes.find((p) => p.id === 'mcp-standard-headers')!.detail).toBe('pass');
     expect(code).toBe(0);
   });
 
@@ -159,6 +170,7 @@ describe('audit --protected-resource on MCP servers of the 2.x SDK', () => {
     ['no-audience', ['resource-audience', 'mcp-token-audience']],
     ['throwing-introspection', ['resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'resource-revoked-token']],
     ['no-origin-check', ['mcp-origin']],
+    ['no-header-check', ['mcp-standard-headers']],
   ];
   for (const [variant, probes] of faults) {
     it(`broken (${variant}): ${probes.join(', ')} fail, exit 1`, async () => {

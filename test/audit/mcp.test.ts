@@ -218,6 +218,9 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     const { code, report, stderr } = await audit(`${mock.baseUrl}/mcp`);
     expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
     expect(statuses(report)['mcp-origin']).toBe('pass');
+    // The 2026-07-28 header probe judges a server that speaks that revision, and says which one it speaks otherwise.
+    const headers = report.probes.find((p) => p.id === 'mcp-standard-headers')!;
+    if (headers.status !== 'pass') expect(headers.detail).toMatch(/^not tested: the server speaks only 2025-\d\d-\d\d, not 2026-07-28$/);
     expect(code).toBe(0);
   });
 });

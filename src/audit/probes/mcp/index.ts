@@ -8,4 +8,12 @@ import { mcpOfflineAccessProbe } from './mcp-offline-access.js';
 import { mcpStandardHeadersProbe } from './mcp-standard-headers.js';
 
 /** An MCP server (audit --protected-resource URL), met as MCP clients meet it: a POST of initialize first. */
-export const MCP_PROBES: readonly AuditProbe[] = [mcpChallengeProbe, mcpMetadataResourceProbe, mcpOfflineAccessProbe, mcpTokenAudienceProbe, mcpQueryTokenProbe, mcpOriginProbe, mcpStandardHeadersProbe];
+export const MCP_PROBES: readonly AuditProbe[] = [
+  mcpChallengeProbe,
+  mcpMetadataResourceProbe,
+  mcpOfflineAccessProbe,
+  mcpTokenAudienceProbe,
+  mcpQueryTokenProbe,
+  mcpOriginProbe,
+  mcpStandardHeadersProbe,
+];

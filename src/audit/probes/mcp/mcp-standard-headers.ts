@@ -12,7 +12,9 @@ function modernRequest(ctx: AuditContext, token: string, method: string, headers
     jsonrpc: '2.0',
     id: 1,
     method,
-    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'oauthctl-audit', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'oauthctl-audit', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
   });
   return ctx.http.request(resourceUrl(ctx), {
     method: 'POST',

@@ -24,5 +24,7 @@ export const MCP_PLAN: AuditPlan = {
     { clause: 'authz 2.7', text: 'answers a token without the needed scope with 403 insufficient_scope naming it', probes: ['resource-insufficient-scope'] },
     { clause: 'transports 2.0', text: 'refuses a request from a foreign Origin with 403 (DNS rebinding)', probes: ['mcp-origin'] },
     { clause: 'SEP-2207', text: 'does not demand offline_access in its challenge or metadata', probes: ['mcp-offline-access'] },
+    // Only a server that speaks 2026-07-28 is held to it: one that speaks an earlier revision only leaves it not applicable.
+    { clause: 'SEP-2243', text: 'refuses a 2026-07-28 request whose standard headers disagree with its body', probes: ['mcp-standard-headers'], whereAnnounced: true },
   ],
 };
