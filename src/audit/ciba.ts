@@ -1,3 +1,4 @@
+import { accountOf } from './account.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import { CIBA_GRANT } from '../oauth/ciba.js';
 import { formatScope } from '../oauth/scope.js';
@@ -37,9 +38,10 @@ export async function sendBackchannelRequest(ctx: AuditContext, params: Record<s
  * endpoint with; a client the server will not let use CIBA is a skip, saying why.
  */
 export async function requestCiba(ctx: AuditContext): Promise<CibaRequest> {
-  const ack = await sendBackchannelRequest(ctx, { scope: cibaScope(ctx), login_hint: ctx.credentials.username, binding_message: 'oauthctl audit' });
+  const { username } = accountOf(ctx);
+  const ack = await sendBackchannelRequest(ctx, { scope: cibaScope(ctx), login_hint: username, binding_message: 'oauthctl audit' });
   if (ack.error && ack.status >= 400 && ack.status < 500) {
-    throw new ProbeSkip(`the server takes no backchannel authentication request from ${ctx.config.clientId} for ${ctx.credentials.username}: ${ack.error.error}`);
+    throw new ProbeSkip(`the server takes no backchannel authentication request from ${ctx.config.clientId} for ${username}: ${ack.error.error}`);
   }
   const json = (ack.json ?? {}) as Record<string, unknown>;
   if (ack.status !== 200 || typeof json.auth_req_id !== 'string') throw new ProbeFailure(`no auth_req_id: the backchannel authentication endpoint answered HTTP ${ack.status}`);

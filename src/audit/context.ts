@@ -25,7 +25,12 @@ import { jsonValue } from './json-body.js';
 export interface AuditSetup {
   config: FlowConfig;
   http: HttpClient;
-  credentials: Credentials;
+  /** The account: absent when none was given, and asked for by no login form (a server that logs in by itself). */
+  credentials?: Credentials | undefined;
+  /** A real access token for the protected resource (--token), where the audit cannot get one itself. */
+  token?: string | undefined;
+  /** The plan the audit checks (--plan), when one: a probe may judge more strictly under it. */
+  plan?: string | undefined;
   /** A second registered client, for the code-to-client binding probe. */
   secondClient?: ClientCredentials | undefined;
   /** The issuer, when known (--issuer or discovery at the authorization server). */
@@ -59,6 +64,8 @@ export class AuditContext {
   readonly trace: (line: string) => void;
   readonly apiUrl: string | undefined;
   readonly metadataLookup: MetadataLookup | undefined;
+  readonly givenToken: string | undefined;
+  readonly plan: string | undefined;
   private readonly jar = new CookieJar();
   /** Set once a walk reached the redirect URI: the user agent can get through this server's pages. */
   private reachedRedirectUri = false;
@@ -73,6 +80,8 @@ export class AuditContext {
     this.trace = setup.trace ?? (() => undefined);
     this.apiUrl = setup.apiUrl;
     this.metadataLookup = setup.metadataLookup;
+    this.givenToken = setup.token;
+    this.plan = setup.plan;
   }
 
   /** An endpoint beyond authorize and token: its flag, else the metadata; undefined when neither names it. */
@@ -96,8 +105,8 @@ export class AuditContext {
     };
   }
 
-  /** The account the audit logs in with (the password grant probe offers it to the token endpoint). */
-  get credentials(): Credentials {
+  /** The account the audit logs in with (the password grant probe offers it to the token endpoint); undefined when none was given. */
+  get credentials(): Credentials | undefined {
     return this.setup.credentials;
   }
 

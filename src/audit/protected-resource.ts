@@ -5,6 +5,7 @@ import type { HttpResponse } from '../client/http.js';
 import { type AuditContext } from './context.js';
 import { describeExchange, issuedTokens } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
+import { fail, pass, skip, warn, type ProbeOutcome } from './types.js';
 
 /**
  * What the probes of a protected resource share (`audit --protected-resource URL`): the resource's
@@ -32,13 +33,32 @@ export async function requiredScopes(ctx: AuditContext): Promise<string[]> {
   return found.metadata?.scopes_supported ?? [];
 }
 
-/** An access token from the audited server through the code flow; `resource` null sends none (RFC 8707). */
+/**
+ * An access token from the audited server: a login through the code flow, else (a confidential client)
+ * the client credentials grant; `resource` null sends none (RFC 8707). A token the audit cannot get is
+ * no finding about the resource: the probe is not tested, saying why (the same words for every probe,
+ * so the report says it once).
+ */
 export async function tokenFor(ctx: AuditContext, options: { resource?: string | null; scopes?: readonly string[] } = {}): Promise<string> {
   const resource = options.resource === undefined ? resourceUrl(ctx) : options.resource;
-  const issued = await ctx.obtainCode({ ...(options.scopes !== undefined && { scopes: options.scopes }), ...(resource !== null && { extraParams: { resource } }) });
-  const exchange = await ctx.redeem(issued, resource !== null ? { resource } : {});
-  if (!issuedTokens(exchange)) throw new ProbeFailure(`no token${resource !== null ? ` for ${resource}` : ''}: ${describeExchange(exchange)}`);
-  return (exchange.json as { access_token: string }).access_token;
+  const scope = options.scopes !== undefined ? formatScope(options.scopes) : undefined;
+  let reason: string;
+  try {
+    const issued = await ctx.obtainCode({ ...(options.scopes !== undefined && { scopes: options.scopes }), ...(resource !== null && { extraParams: { resource } }) });
+    const exchange = await ctx.redeem(issued, resource !== null ? { resource } : {});
+    if (issuedTokens(exchange)) return (exchange.json as { access_token: string }).access_token;
+    reason = `no token${resource !== null ? ` for ${resource}` : ''}: ${describeExchange(exchange)}`;
+  } catch (err) {
+    if (!(err instanceof ProbeFailure)) throw err;
+    reason = err.message;
+  }
+  if (!ctx.isPublicClient) {
+    const exchange = await ctx.token({ grant_type: 'client_credentials', ...(scope ? { scope } : {}), ...(resource !== null && { resource }) });
+    if (issuedTokens(exchange)) return (exchange.json as { access_token: string }).access_token;
+  }
+  throw new ProbeSkip(
+    `not tested: the audit could not get a token${resource === null ? ' for another resource' : ''} from the authorization server (${reason}); give --token, or the account (--username, --password)`,
+  );
 }
 
 /**
@@ -60,30 +80,64 @@ export const MCP_INITIALIZE = JSON.stringify({
 });
 
 /** A POST of MCP initialize to `url`, with a token in the Authorization header when one is given (Streamable HTTP's Accept). */
-export function mcpInitialize(ctx: AuditContext, url: string, token?: string): Promise<HttpResponse> {
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+export function mcpInitialize(ctx: AuditContext, url: string, token?: string, extra: Record<string, string> = {}): Promise<HttpResponse> {
+  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...extra };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return ctx.http.request(url, { method: 'POST', headers, body: MCP_INITIALIZE });
 }
 
-/** A call of the resource with the token in the Authorization header (RFC 6750 section 2.1), or in the query (section 2.3). */
-export function present(ctx: AuditContext, token: string, how: 'header' | 'query' = 'header'): Promise<HttpResponse> {
+/**
+ * A call of the resource as a client makes it: the token in the Authorization header (RFC 6750 section
+ * 2.1), in the query (section 2.3) or in a form body (section 2.2, a POST); an MCP server gets a POST of
+ * initialize. `headers` are added (a foreign Origin).
+ */
+export function present(ctx: AuditContext, token: string, how: 'header' | 'query' | 'form' = 'header', headers: Record<string, string> = {}): Promise<HttpResponse> {
   const url = new URL(resourceUrl(ctx));
   if (how === 'query') url.searchParams.set('access_token', token);
-  if (presentations.get(ctx) === 'mcp') return mcpInitialize(ctx, url.href, how === 'header' ? token : undefined);
-  return ctx.http.request(url.href, { headers: { accept: 'application/json', ...(how === 'header' && { authorization: `Bearer ${token}` }) } });
+  if (how === 'form') {
+    return ctx.http.request(url.href, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ access_token: token }).toString(),
+    });
+  }
+  if (presentations.get(ctx) === 'mcp') return mcpInitialize(ctx, url.href, how === 'header' ? token : undefined, headers);
+  return ctx.http.request(url.href, { headers: { accept: 'application/json', ...(how === 'header' && { authorization: `Bearer ${token}` }), ...headers } });
 }
 
 /**
  * What an answer says about the token it was given: taken (2xx), refused (401, 403, or a 400 with a
- * Bearer error, RFC 6750 section 3.1), or nothing (a 405, 404, 5xx ...: the request never reached a
- * decision about the token, so the probe has not tested it).
+ * Bearer error, RFC 6750 section 3.1), a server error (5xx: the check of the token broke, which is no
+ * refusal), or nothing (a 405, 404 ...: the request never reached a decision about the token, so the
+ * probe has not tested it).
  */
-export function tokenDecision(res: HttpResponse): 'accepted' | 'refused' | undefined {
+export function tokenDecision(res: HttpResponse): 'accepted' | 'refused' | 'server-error' | undefined {
   if (res.status >= 200 && res.status < 300) return 'accepted';
   if (res.status === 401 || res.status === 403) return 'refused';
   if (res.status === 400 && /error="?invalid_(request|token)/i.test(res.headers['www-authenticate'] ?? '')) return 'refused';
+  if (res.status >= 500) return 'server-error';
   return undefined;
+}
+
+/** The detail of a probe whose bad token got a server error (RFC 6750 section 3: a bad token is answered 401 with a challenge). */
+export function serverError(res: HttpResponse, what: string): string {
+  return `${what} got HTTP ${res.status}: a ${res.status} is not a refusal, the resource must answer 401 with WWW-Authenticate (RFC 6750 section 3.1, invalid_token)`;
+}
+
+/**
+ * The verdict on a token the resource must refuse (`what` says which): refused passes (a 401 without
+ * its WWW-Authenticate challenge warns, RFC 6750 section 3), taken fails, a server error fails, an
+ * answer that is no decision about the token is not tested.
+ */
+export function mustRefuse(res: HttpResponse, what: string): ProbeOutcome {
+  const decision = tokenDecision(res);
+  if (decision === 'server-error') return fail(serverError(res, what));
+  if (decision === undefined) return skip(notTested(res));
+  if (decision === 'accepted') return fail(`${what} was accepted (HTTP ${res.status})`);
+  const challenge = res.headers['www-authenticate'];
+  if (res.status === 401 && challenge === undefined) return warn(`${what}: HTTP 401, but without WWW-Authenticate (RFC 6750 section 3: a refusal names the scheme and the error)`);
+  const error = challenge === undefined ? undefined : /\berror="?([\w-]+)/.exec(challenge)?.[1];
+  return pass(`${what}: HTTP ${res.status}${error ? ` ${error}` : ''}`);
 }
 
 /** The detail of a probe whose request got no decision about its token. */
@@ -97,11 +151,24 @@ export function audienceOf(token: string): string[] | undefined {
   return aud === undefined ? undefined : [aud].flat().map(String);
 }
 
-/** A valid token for the resource with the scopes it needs, checked to work there first: the probes' baseline. */
-export async function workingToken(ctx: AuditContext): Promise<string> {
+const baselines = new WeakMap<AuditContext, Promise<string>>();
+
+/**
+ * A valid token for the resource with the scopes it needs, checked to work there first: the probes'
+ * baseline, found once per audit (--token when given). `fresh` gets one of its own from the server
+ * (a probe that revokes it), never the --token given.
+ */
+export function workingToken(ctx: AuditContext, options: { fresh?: boolean } = {}): Promise<string> {
+  if (options.fresh) return checkedToken(ctx, false);
+  let found = baselines.get(ctx);
+  if (!found) baselines.set(ctx, (found = checkedToken(ctx, true)));
+  return found;
+}
+
+async function checkedToken(ctx: AuditContext, mayUseGiven: boolean): Promise<string> {
   const needed = await requiredScopes(ctx);
   const scopes = [...new Set([...ctx.config.scopes, ...needed])];
-  const token = await tokenFor(ctx, { scopes });
+  const token = mayUseGiven && ctx.givenToken !== undefined ? ctx.givenToken : await tokenFor(ctx, { scopes });
   let res = await present(ctx, token);
   // An MCP server takes its token on a POST of initialize only: a GET gets 405 (or 400) whatever the token.
   if (tokenDecision(res) !== 'accepted' && !presentations.has(ctx)) {
@@ -109,7 +176,9 @@ export async function workingToken(ctx: AuditContext): Promise<string> {
     presentations.set(ctx, tokenDecision(mcp) === 'accepted' ? 'mcp' : 'get');
     if (tokenDecision(mcp) === 'accepted') res = mcp;
   }
-  if (tokenDecision(res) === undefined) throw new ProbeSkip(`${notTested(res)} (a GET, and a POST of MCP initialize, with a token for the resource)`);
-  if (res.status >= 400) throw new ProbeSkip(`a token for the resource with scope "${formatScope(scopes)}" is refused there too (HTTP ${res.status}): nothing to compare with`);
+  const decision = tokenDecision(res);
+  if (decision === undefined || decision === 'server-error') throw new ProbeSkip(`${notTested(res)} (a GET, and a POST of MCP initialize, with a token for the resource)`);
+  const given = token === ctx.givenToken ? 'the --token given' : `a token for the resource with scope "${formatScope(scopes)}"`;
+  if (res.status >= 400) throw new ProbeSkip(`not tested: ${given} is refused there too (HTTP ${res.status}): nothing to compare with`);
   return token;
 }

@@ -1,7 +1,7 @@
 import { CliError } from '../errors.js';
 import type { AuditContext } from './context.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
-import type { AuditProbe, AuditReport, NotTested, ProbeResult } from './types.js';
+import { aboutOf, type AuditProbe, type AuditReport, type NotTested, type ProbeResult } from './types.js';
 
 export interface RunAuditOptions {
   /** Called as each probe starts (the --ui page groups its exchanges under it). */
@@ -42,8 +42,12 @@ export async function runAudit(ctx: AuditContext, probes: readonly AuditProbe[],
 
 export function summarize(results: readonly ProbeResult[]): AuditReport['summary'] {
   const summary = { pass: 0, fail: 0, warn: 0, skip: 0 };
-  for (const r of results) summary[r.status]++;
-  return { ...summary, not_tested: notTested(results) };
+  const about = { resource: 0, authorization_server: 0 };
+  for (const r of results) {
+    summary[r.status]++;
+    about[aboutOf(r)]++;
+  }
+  return { ...summary, not_tested: notTested(results), about };
 }
 
 /**
@@ -54,9 +58,11 @@ export function notTested(results: readonly ProbeResult[]): NotTested[] {
   const byReason = new Map<string, string[]>();
   for (const r of results) {
     if (r.status !== 'skip') continue;
-    const ids = byReason.get(r.detail);
+    // The list's heading says "not tested" already: a detail that starts with it is not said twice.
+    const why = r.detail.replace(/^not tested: /, '');
+    const ids = byReason.get(why);
     if (ids) ids.push(r.id);
-    else byReason.set(r.detail, [r.id]);
+    else byReason.set(why, [r.id]);
   }
   return [...byReason].map(([why, ids]) => ({ what: ids.join(', '), why }));
 }

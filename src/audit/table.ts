@@ -24,6 +24,12 @@ function painter(color: boolean): (status: ProbeStatus, text: string) => string 
   };
 }
 
+/** After the counts, when the audit was of a resource: how many probes were about it, and how many about its authorization server. */
+function aboutText(about: AuditReport['summary']['about'] | undefined): string {
+  if (about === undefined || about.resource === 0) return '';
+  return ` (${about.resource} about the resource, ${about.authorization_server} about its authorization server)`;
+}
+
 /** The summary: the probes that failed and warned by name, then the counts (the last line). */
 function summaryLines(report: AuditReport, color: boolean): string[] {
   const paint = painter(color);
@@ -33,7 +39,7 @@ function summaryLines(report: AuditReport, color: boolean): string[] {
   return [
     ...(failed.length > 0 ? [`${paint('fail', 'Failed:')} ${failed.join(', ')}`] : []),
     ...(warned.length > 0 ? [`${paint('warn', 'Warnings:')} ${warned.join(', ')}`] : []),
-    `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warning${s.warn === 1 ? '' : 's'}`) : '0 warnings'}, ${s.skip} skipped`,
+    `${s.pass} passed, ${s.fail ? paint('fail', `${s.fail} failed`) : '0 failed'}, ${s.warn ? paint('warn', `${s.warn} warning${s.warn === 1 ? '' : 's'}`) : '0 warnings'}, ${s.skip} skipped${aboutText(s.about)}`,
     // A short run is never a clean bill: what was not tested, and why.
     ...(s.not_tested.length > 0 ? ['Not tested:', ...s.not_tested.map((n) => `  ${n.what}: ${escapeTerminal(n.why)}`)] : []),
   ];

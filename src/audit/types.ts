@@ -72,9 +72,23 @@ export interface NotTested {
   why: string;
 }
 
+/** How many of the report's probes were about the protected resource, and how many about its authorization server. */
+export interface ProbesAbout {
+  resource: number;
+  authorization_server: number;
+}
+
 export interface AuditReport {
   probes: ProbeResult[];
-  summary: Record<ProbeStatus, number> & { not_tested: NotTested[] };
+  summary: Record<ProbeStatus, number> & { not_tested: NotTested[]; about: ProbesAbout };
+}
+
+/** The categories whose probes are about the protected resource (and its metadata chain), not the authorization server. */
+const RESOURCE_CATEGORIES: readonly ProbeCategory[] = ['protected-resource', 'mcp'];
+
+/** What a probe is about: the resource being audited (`--protected-resource`) or the authorization server. */
+export function aboutOf(probe: { category: ProbeCategory }): 'resource' | 'authorization_server' {
+  return RESOURCE_CATEGORIES.includes(probe.category) ? 'resource' : 'authorization_server';
 }
 
 export const pass = (detail: string): ProbeOutcome => ({ status: 'pass', detail });

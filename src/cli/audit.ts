@@ -5,7 +5,7 @@ import type { HttpClient } from '../client/http.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import type { Renderer, Style } from '../output/render.js';
-import type { AuditProbe, ProbeStatus } from '../audit/types.js';
+import { aboutOf, type AuditProbe, type ProbeStatus } from '../audit/types.js';
 import type { AuditPlan } from '../audit/plan.js';
 import type { AuditView } from '../audit/table.js';
 import type { MetadataLookup } from '../audit/metadata-lookup.js';
@@ -13,7 +13,7 @@ import type { FlowConfig } from '../client/flow-config.js';
 import { addCommonOptions, collect, setExitCode, suggestSimilar, type CommonOptions } from './command.js';
 import { addFlowOptions, type FlowOptionsInput } from './flow-options.js';
 import { resolveFlowConfig } from './flow-pipeline.js';
-import { addBrowserDriverOptions, addCredentialOptions, resolveHeadlessOptions } from './headless-options.js';
+import { addBrowserDriverOptions, addCredentialOptions, PASSWORD_ENV, resolveHeadlessOptions, USERNAME_ENV } from './headless-options.js';
 import { colorEnabled, withIO, type IO } from '../output/io.js';
 
 export const SECOND_CLIENT_SECRET_ENV = 'OAUTHCTL_SECOND_CLIENT_SECRET';
@@ -34,14 +34,18 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   markdown?: string;
   sarif?: string;
   list?: boolean;
-  /** --plan fapi2: a profile's requirements, each met only when all its probes pass. */
+  /** --plan fapi2|mcp: a profile's requirements, each met only when all its probes pass. */
   plan?: string;
+  /** With --protected-resource: the authorization server's own probes too. */
+  withAuthorizationServer?: boolean;
+  /** A real access token for the protected resource, where the audit cannot get one itself. */
+  token?: string;
 }
 
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   if (options.list) return listProbes(options, io);
-  const account = resolveHeadlessOptions(options, io.env, 'audit');
+  const account = auditAccount(options, io.env);
   const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../output/render.js'),
     import('../client/http.js'),
@@ -52,15 +56,20 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
   ]);
   const apiUrl = checkApiUrl(options.apiUrl);
   const { all, plan } = await auditScope(PROBES, options.plan);
-  const selected = selectPlanProbes(all, plan, options);
-  // The resource server's probes (an MCP server's too) run only when the audit starts from one (--protected-resource URL).
-  const probes = options.protectedResource !== undefined ? selected : selected.filter((p) => p.category !== 'protected-resource' && p.category !== 'mcp');
+  const probes = auditedProbes(selectPlanProbes(all, plan, options), options);
   const driver = account.browserDriver === 'chromium' ? await import('../agent/browser-driver.js') : undefined;
   if (driver) await driver.checkBrowserDriver(account.browserPath, io.env);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   // Mutual TLS (RFC 8705): the client certificate is part of every connection, as in the flows.
   const clientCertificate = await readClientCertificate(options.tlsCert, options.tlsKey);
-  const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate, secrets: [account.password] });
+  const http = createHttpClient({
+    insecure: options.insecure,
+    renderer,
+    env: io.env,
+    timeoutMs: httpTimeoutMs(options),
+    clientCertificate,
+    secrets: account.password !== undefined ? [account.password] : [],
+  });
   let browser: Awaited<ReturnType<NonNullable<typeof driver>['createBrowserNavigator']>> | undefined;
   try {
     const config = await resolveFlowConfig(options, io, { http, renderer, needs: 'both', tolerateResourceFindings: true, reportsAlgorithms: true });
@@ -72,7 +81,9 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
     const ctx = new AuditContext({
       config,
       http,
-      credentials: { username: account.username, password: account.password },
+      credentials: account.username !== undefined && account.password !== undefined ? { username: account.username, password: account.password } : undefined,
+      token: options.token,
+      plan: options.plan,
       secondClient: secondClient(options, io.env),
       issuer,
       metadata,
@@ -82,7 +93,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       showSecrets: options.showSecrets,
       navigate: browser ? (url, walkOptions) => browser!.navigate(url, walkOptions) : undefined,
     });
-    renderer.step(`Audit of ${new URL(config.authorizationEndpoint).origin} with client ${config.clientId} (${probes.length} probes)`);
+    renderer.step(auditHeading(config, probes));
     const view = await terminalView(options, io, probes);
     let next = 0;
     const startNext = () => {
@@ -151,7 +162,45 @@ async function listProbes(options: AuditOptions, io: IO): Promise<number> {
   return 0;
 }
 
-const PLANS = ['fapi2'] as const;
+const PLANS = ['fapi2', 'mcp'] as const;
+
+/**
+ * The account for the audit's logins. The built-in agent logs in only when a login form appears, so
+ * neither is needed against a server that logs in by itself; one without the other is a usage error.
+ * A real browser (--browser-driver) needs both at once, as `login --headless` does.
+ */
+function auditAccount(options: AuditOptions, env: NodeJS.ProcessEnv): { username?: string; password?: string; browserDriver?: 'chromium'; browserPath?: string } {
+  const username = options.username ?? (env[USERNAME_ENV] || undefined);
+  const password = options.password ?? (env[PASSWORD_ENV] || undefined);
+  if (options.browserDriver !== undefined || (username === undefined) !== (password === undefined)) return resolveHeadlessOptions(options, env, 'audit');
+  return { ...(username !== undefined && { username }), ...(password !== undefined && { password }) };
+}
+
+/**
+ * An audit of a protected resource (--protected-resource) reports the resource's probes and its metadata
+ * chain only, unless --with-authorization-server (or --only naming them) asks for the server's too; the
+ * resource's probes come first. Without a resource, the resource's probes cannot run and are left out.
+ */
+function auditedProbes(selected: readonly AuditProbe[], options: AuditOptions): readonly AuditProbe[] {
+  if (options.protectedResource === undefined) {
+    if (options.plan === 'mcp') throw new UsageError('--plan mcp needs --protected-resource URL', "give the MCP server's URL, e.g. --protected-resource https://mcp.example.com/mcp");
+    if (options.token !== undefined) throw new UsageError('--token needs --protected-resource URL', 'the token is presented to the resource being audited');
+    if (options.withAuthorizationServer) throw new UsageError('--with-authorization-server needs --protected-resource URL', 'an audit without a resource is of the authorization server already');
+    return selected.filter((p) => aboutOf(p) === 'authorization_server');
+  }
+  const named = (options.only ?? []).length + (options.probe ?? []).length > 0;
+  const resource = selected.filter((p) => aboutOf(p) === 'resource');
+  const server = selected.filter((p) => aboutOf(p) === 'authorization_server');
+  return options.withAuthorizationServer || named ? [...resource, ...server] : resource;
+}
+
+/** The first line on stderr: what is audited, and how many probes are about what. */
+function auditHeading(config: FlowConfig, probes: readonly AuditProbe[]): string {
+  const server = new URL(config.authorizationEndpoint).origin;
+  if (config.protectedResource === undefined) return `Audit of ${server} with client ${config.clientId} (${probes.length} probes)`;
+  const about = probes.filter((p) => aboutOf(p) === 'resource').length;
+  return `Audit of the resource ${config.protectedResource} (${about} probes)${about < probes.length ? ` and of its authorization server ${server} (${probes.length - about} probes)` : `, authorization server ${server}`}, client ${config.clientId}`;
+}
 
 /**
  * The probes the audit may run: every probe, and the FAPI 2.0 ones (which run only with --plan fapi2
@@ -159,8 +208,13 @@ const PLANS = ['fapi2'] as const;
  */
 async function auditScope<T extends AuditProbe>(probes: readonly T[], planName: string | undefined): Promise<{ all: readonly AuditProbe[]; plan?: AuditPlan }> {
   if (planName !== undefined && !(PLANS as readonly string[]).includes(planName)) throw new UsageError(`unknown --plan ${JSON.stringify(planName)}`, `plans: ${PLANS.join(', ')}`);
-  const [{ FAPI2_PROBES }, { FAPI2_PLAN }] = await Promise.all([import('../audit/probes/fapi2/index.js'), import('../audit/probes/fapi2/plan.js')]);
-  return { all: [...probes, ...FAPI2_PROBES.filter((p) => !probes.some((q) => q.id === p.id))], ...(planName === 'fapi2' ? { plan: FAPI2_PLAN } : {}) };
+  const [{ FAPI2_PROBES }, { FAPI2_PLAN }, { MCP_PLAN }] = await Promise.all([
+    import('../audit/probes/fapi2/index.js'),
+    import('../audit/probes/fapi2/plan.js'),
+    import('../audit/probes/mcp/plan.js'),
+  ]);
+  const plan = planName === 'fapi2' ? FAPI2_PLAN : planName === 'mcp' ? MCP_PLAN : undefined;
+  return { all: [...probes, ...FAPI2_PROBES.filter((p) => !probes.some((q) => q.id === p.id))], ...(plan ? { plan } : {}) };
 }
 
 /** A plan's probes (then --skip), else --only and --skip; with neither, every probe but the FAPI 2.0 category's. */
@@ -262,6 +316,8 @@ export function register(program: Command, io: IO): void {
   addCredentialOptions(cmd)
     .option('--second-client-id <ID>', 'another registered client, for the code-to-client binding probe')
     .option('--second-client-secret <S>', `its secret, if it is confidential (also ${SECOND_CLIENT_SECRET_ENV})`)
+    .option('--with-authorization-server', "with --protected-resource: run the authorization server's own probes too (by default only the resource's and its metadata chain's)")
+    .option('--token <T>', 'with --protected-resource: a real access token for the resource, for when the audit cannot log in itself (it still logs in for the tokens it needs besides)')
     .option('--list', 'list every probe (id, category, threat, title) and exit; with --json as JSON')
     .addOption(new Option('--plan <NAME>', 'check a profile: each of its requirements (named by clause) met only when all its probes pass; exit 1 when one is not').choices(PLANS))
     .option('--only <ID>', 'run only these probes or categories (comma-separated or repeated)', collect)
@@ -273,7 +329,7 @@ export function register(program: Command, io: IO): void {
     )
     .option(
       '--json',
-      'print {"probes":[{"id","title","status","rfc","detail","category","threat","remedy"}],"summary":{"pass","fail","warn","skip","not_tested":[{"what","why"}]}} (with --plan, summary.plan: {"name","passed","requirements"})',
+      'print {"probes":[{"id","title","status","rfc","detail","category","threat","remedy"}],"summary":{"pass","fail","warn","skip","not_tested":[{"what","why"}],"about":{"resource","authorization_server"}}} (with --plan, summary.plan: {"name","passed","requirements"})',
     )
     .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
     .option('--markdown <FILE>', 'also write the report as a Markdown table to FILE (e.g. "$GITHUB_STEP_SUMMARY")')
@@ -293,7 +349,9 @@ Examples:
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password wonderland --second-client-id photo-web --second-client-secret photo-web-secret --json
   $ oauthctl audit --issuer http://127.0.0.1:9000 --client-id photo-cli --scope photo --username alice --password "$PW" --browser-driver chromium   # login pages that need JavaScript
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md
-  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api --client-id photo-cli --username alice --password wonderland --only resource-401-metadata,resource-metadata-match,resource-query-token`,
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api --client-id photo-cli --username alice --password wonderland --only resource-401-metadata,resource-metadata-match,resource-query-token
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli   # an MCP server: its probes only (docs/audit.md)
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli --plan mcp   # exits 1: the mock's hour-long tokens leave expiry untested`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));

@@ -34,7 +34,12 @@ export async function applyProtectedResource<T extends FlowOptionsInput>(raw: T,
   const found = await discoverResource(ctx.http, url);
   narrateResourceDiscovery(found, ctx.renderer);
   const broken = resourceDiscoveryError(found);
-  // The audit goes on past what it is there to report, as long as an authorization server is named.
+  // The audit goes on past what it is there to report, as long as an authorization server is named (by the metadata, else --issuer).
+  if (broken && ctx.tolerant && !found.metadata?.authorization_servers?.length && raw.issuer !== undefined) {
+    ctx.renderer.warn(broken.message);
+    const scope = raw.scope ?? (found.probe.scope !== undefined ? [found.probe.scope] : undefined);
+    return { ...raw, resource: [url, ...(raw.resource ?? []).filter((r) => r !== url)], ...(scope !== undefined && { scope }), protectedResource: url, resourceFound: found };
+  }
   if (broken && !(ctx.tolerant && found.metadata?.authorization_servers?.length)) throw broken;
   if (broken) ctx.renderer.warn(broken.message);
   const metadata = found.metadata!;

@@ -67,6 +67,9 @@ export async function discoverResource(http: HttpClient, resource: string, given
   });
   if (first.status === 401 && challenge.resourceMetadata === undefined) {
     found.findings.push({ level: 'warn', text: 'the 401 has no resource_metadata in its WWW-Authenticate challenge', rule: 'RFC 9728 section 5.1' });
+  } else if (first.status === 405 && given === undefined) {
+    // An MCP server answers POST only (MCP basic/transports): a GET's 405 is its normal answer, no finding.
+    found.fetched[found.fetched.length - 1]!.note = 'a GET is not allowed (an MCP server takes POST)';
   } else if (first.status !== 401) {
     found.findings.push({ level: 'warn', text: `the resource answered HTTP ${first.status} to a call without a token, not 401`, rule: 'RFC 6750 section 3.1' });
   }

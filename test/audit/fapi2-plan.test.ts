@@ -101,6 +101,8 @@ describe('audit --plan fapi2', () => {
       '5.4.1 refuses DPoP proofs signed RS256, where it takes DPoP',
     ]);
     expect(r.status['fapi2-sender-constrained']).toBe('fail');
+    // The plain mock takes a request that was not pushed: under the plan that fails, whatever the metadata says.
+    expect(r.status['par-required']).toBe('fail');
     expect(r.plan.requirements.find((q) => q.text.startsWith('issues authorization codes'))?.missing).toEqual(['fapi2-code-lifetime: not run']);
   }, 60_000);
 
@@ -133,7 +135,7 @@ describe('audit --plan fapi2', () => {
     );
     expect(code).toBe(1);
     expect(io.out()).toMatch(/plan fapi2 \(FAPI 2\.0 Security Profile \(final\), authorization server\): FAILED/);
-    expect(io.out()).toMatch(/not met +5\.3\.2\.2 +requires pushed authorization requests\n +par-required: skip/);
+    expect(io.out()).toMatch(/not met +5\.3\.2\.2 +requires pushed authorization requests\n +par-required: fail \(a plain request to \/authorize, not pushed, got a code/);
   }, 60_000);
 
   it('--list: the fapi2 probes only with the plan (or --only), the plan listing every probe it needs', async () => {

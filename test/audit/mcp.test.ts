@@ -1,6 +1,9 @@
-// audit --protected-resource on MCP servers: the MCP SDK's own server (requireBearerAuth and a JWT
-// verifier, its Streamable HTTP transport) with its audience check on and off, in front of the mock as
-// authorization server, and the mock's own MCP endpoint. All real HTTP on loopback.
+// audit --protected-resource on MCP servers written with the 1.x MCP SDK (@modelcontextprotocol/sdk:
+// requireBearerAuth, its metadata router, the Streamable HTTP transport) in front of the mock as
+// authorization server: the example done right, and broken one way each (no audience check, an
+// introspection verifier that throws, no resource metadata, metadata for another URL, no Origin check).
+// Each broken variant fails the probe named for its fault (exit 1); the right one and the mock's own MCP
+// endpoint pass (exit 0). All real HTTP on loopback, the servers started once.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -10,47 +13,77 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 
-const PROBES = ['mcp-401-challenge', 'mcp-metadata-resource', 'mcp-token-audience', 'mcp-query-token', 'resource-401-metadata', 'resource-audience', 'resource-query-token'];
+type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-metadata' | 'other-resource' | 'no-origin-check';
+const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-metadata', 'other-resource', 'no-origin-check'];
+
+interface SdkServer {
+  url: string;
+  attach(issuer: Record<string, unknown>, mock: MockServer): void;
+  close(): Promise<void>;
+}
 
 /**
- * The SDK's example shape: a stateless MCP server at /mcp (POST; GET 405), tokens checked by signature
- * with the authorization server's keys, scope photo, and the audience only when `strict`. It listens
- * first (the mock must know its URL as a resource indicator), then `attach` gives it the server's metadata.
+ * The SDK's example shape: a stateless MCP server at /mcp (POST; GET 405), scope photo. The right one
+ * checks JWTs with the authorization server's keys and issuer, the audience (expectedResource), and the
+ * Origin (the transport's DNS rebinding protection). It listens first (the mock must know its URL as a
+ * resource indicator), then `attach` gives it the server's metadata.
  */
-async function sdkMcpServer(strict: boolean): Promise<{ url: string; attach(issuer: Record<string, unknown>): void; close(): Promise<void> }> {
+async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   const app = express();
   let inner: Router | undefined;
   app.use((req: Request, res: Response, next: NextFunction) => (inner ? inner(req, res, next) : next()));
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  const attach = (issuer: Record<string, unknown>) => {
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${origin}/mcp`;
+  const attach = (issuer: Record<string, unknown>, mock: MockServer) => {
     const jwks = createRemoteJWKSet(new URL(String(issuer.jwks_uri)));
+    const byJwt = async (token: string): Promise<AuthInfo> => {
+      const { payload } = await jwtVerify(token, jwks, { issuer: String(issuer.issuer) }).catch(() => {
+        throw new InvalidTokenError('invalid token');
+      });
+      return { token, clientId: String(payload.client_id), scopes: String(payload.scope ?? '').split(' '), expiresAt: payload.exp!, resource: new URL([payload.aud].flat()[0]!) };
+    };
+    // The issue's example: introspection, and a plain Error for a token it does not know (the SDK answers 500).
+    const byIntrospection = async (token: string): Promise<AuthInfo> => {
+      const r = await fetch(`${mock.authUrl}/introspect`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('photo-web:photo-web-secret').toString('base64')}` },
+        body: new URLSearchParams({ token }),
+      });
+      const info = (await r.json()) as Record<string, unknown>;
+      if (info.active !== true) throw new Error('token not active');
+      return { token, clientId: String(info.client_id), scopes: String(info.scope ?? '').split(' '), expiresAt: Number(info.exp), resource: new URL([info.aud as string].flat()[0]!) };
+    };
     const auth = requireBearerAuth({
-      verifier: {
-        verifyAccessToken: async (token) => {
-          const { payload } = await jwtVerify(token, jwks, { issuer: String(issuer.issuer) }).catch(() => {
-            throw new InvalidTokenError('invalid token');
-          });
-          return { token, clientId: String(payload.client_id), scopes: String(payload.scope ?? '').split(' '), expiresAt: payload.exp!, resource: new URL([payload.aud].flat()[0]!) };
-        },
-      },
+      verifier: { verifyAccessToken: variant === 'throwing-introspection' ? byIntrospection : byJwt },
       requiredScopes: ['photo'],
-      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)),
-      ...(strict ? { expectedResource: new URL(url) } : {}),
+      ...(variant !== 'no-metadata' && { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)) }),
+      ...(variant !== 'no-audience' && { expectedResource: new URL(url) }),
     });
     const router = express.Router();
-    router.use(mcpAuthMetadataRouter({ oauthMetadata: issuer as never, resourceServerUrl: new URL(url), scopesSupported: ['photo'], resourceName: 'SDK MCP server' }));
+    if (variant !== 'no-metadata') {
+      const resourceServerUrl = new URL(variant === 'other-resource' ? 'https://other.example/mcp' : url);
+      router.use(mcpAuthMetadataRouter({ oauthMetadata: issuer as never, resourceServerUrl, scopesSupported: ['photo'], resourceName: 'SDK MCP server' }));
+      // The metadata router serves its document where the resource's path says; a server for another URL still serves it here.
+      if (variant === 'other-resource')
+        router.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json({ resource: 'https://other.example/mcp', authorization_servers: [issuer.issuer] }));
+    }
     router.post('/mcp', auth, express.json(), async (req: Request, res: Response) => {
       const mcp = new McpServer({ name: 'sdk-example', version: '1.0.0' });
       mcp.registerTool('ping', { description: 'pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        ...(variant !== 'no-origin-check' && { enableDnsRebindingProtection: true, allowedOrigins: [origin] }),
+      });
       res.on('close', () => void transport.close());
       await mcp.connect(transport);
       await transport.handleRequest(req as Parameters<typeof transport.handleRequest>[0], res, req.body);
@@ -89,46 +122,78 @@ async function deafServer(issuer: () => string): Promise<{ url: string; close():
   return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function audit(resource: string): Promise<{ code: number; report: AuditReport; stderr: string }> {
+/** The audit as an MCP server's developer runs it: the resource's URL and a client; the mock logs in by itself, so no account. */
+async function audit(resource: string, ...extra: string[]): Promise<{ code: number; report: AuditReport & { summary: { plan?: { passed: boolean } } }; stderr: string }> {
   const io = memoryIO();
-  const code = await run(['audit', '--protected-resource', resource, '--client-id', 'photo-cli', '--username', 'alice', '--password', 'wonderland', '--only', PROBES.join(','), '--json'], io);
+  const code = await run(['audit', '--protected-resource', resource, '--client-id', 'photo-cli', '--json', ...extra], io);
   return { code, report: JSON.parse(io.out()) as AuditReport, stderr: io.err() };
 }
 const statuses = (report: AuditReport) => Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
+const failed = (report: AuditReport) => report.probes.filter((p) => p.status === 'fail').map((p) => p.id);
 
-describe('audit --protected-resource on an MCP server', () => {
+describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
   let mock: MockServer;
-  let strict: Awaited<ReturnType<typeof sdkMcpServer>>;
-  let blind: Awaited<ReturnType<typeof sdkMcpServer>>;
+  const servers = new Map<Variant, SdkServer>();
   let deaf: Awaited<ReturnType<typeof deafServer>>;
+  const urlOf = (v: Variant) => servers.get(v)!.url;
   beforeAll(async () => {
-    strict = await sdkMcpServer(true);
-    blind = await sdkMcpServer(false);
+    for (const v of VARIANTS) servers.set(v, await sdkMcpServer(v));
     deaf = await deafServer(() => mock.issuer);
-    mock = await createMockServer({ resources: [strict.url, blind.url, deaf.url] }, { autoLogin: 'alice' });
+    mock = await createMockServer({ resources: [...[...servers.values()].map((s) => s.url), deaf.url] }, { autoLogin: 'alice' });
     const issuer = (await (await fetch(`${mock.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    strict.attach(issuer);
-    blind.attach(issuer);
+    for (const s of servers.values()) s.attach(issuer, mock);
   });
   afterAll(async () => {
     await mock.close();
-    await Promise.all([strict.close(), blind.close(), deaf.close()]);
+    await Promise.all([...[...servers.values()].map((s) => s.close()), deaf.close()]);
   });
 
-  it("the SDK's server with its audience check: every probe passes, exit 0", async () => {
-    const { code, report, stderr } = await audit(strict.url);
-    expect(statuses(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual(Object.fromEntries(PROBES.map((id) => [id, 'pass'])));
+  it("done right: no probe fails, the report holds the resource's probes only, exit 0 (no --username: the server logs in by itself)", async () => {
+    const { code, report, stderr } = await audit(urlOf('correct'));
+    expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
+    const byId = statuses(report);
+    for (const id of ['resource-401-metadata', 'resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'mcp-token-audience', 'mcp-origin', 'mcp-401-challenge'])
+      expect(byId[id], id).toBe('pass');
+    // A JWT validated by its signature cannot be known revoked: a warning with the time left, not a failure.
+    expect(report.probes.find((p) => p.id === 'resource-revoked-token')!.detail).toMatch(/stays good for another \d+ s/);
+    expect(report.probes.every((p) => p.category === 'protected-resource' || p.category === 'mcp')).toBe(true);
+    expect(report.summary.about).toEqual({ resource: report.probes.length, authorization_server: 0 });
+    // The 405 to a GET is an MCP server's normal answer: nothing warned about it.
+    expect(stderr).not.toMatch(/405/);
     expect(code).toBe(0);
   });
 
-  it("the SDK's server without it takes a token issued for another resource: mcp-token-audience and resource-audience fail, exit 1", async () => {
-    const { code, report } = await audit(blind.url);
-    const byId = statuses(report);
-    expect(byId['mcp-token-audience'], JSON.stringify(report.probes)).toBe('fail');
-    expect(byId['resource-audience']).toBe('fail');
-    expect(report.probes.find((p) => p.id === 'mcp-token-audience')!.detail).toContain(`a token for ${mock.baseUrl} was taken`);
-    expect(byId['mcp-401-challenge']).toBe('pass');
-    expect(code).toBe(1);
+  it("--with-authorization-server adds the server's probes after the resource's, counted apart", async () => {
+    const { report } = await audit(urlOf('correct'), '--with-authorization-server', '--skip', 'tls,concurrency,device,ciba,sessions,dpop,jwt,par');
+    const firstServer = report.probes.findIndex((p) => p.category !== 'protected-resource' && p.category !== 'mcp');
+    expect(firstServer).toBeGreaterThan(0);
+    expect(report.probes.slice(firstServer).every((p) => p.category !== 'protected-resource' && p.category !== 'mcp')).toBe(true);
+    expect(report.summary.about.resource).toBe(firstServer);
+    expect(report.summary.about.authorization_server).toBe(report.probes.length - firstServer);
+  });
+
+  const faults: [Variant, string[]][] = [
+    ['no-audience', ['resource-audience', 'mcp-token-audience']],
+    ['throwing-introspection', ['resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'resource-revoked-token']],
+    ['no-metadata', ['resource-401-metadata', 'mcp-401-challenge', 'resource-metadata-match']],
+    ['other-resource', ['resource-metadata-match', 'mcp-metadata-resource']],
+    ['no-origin-check', ['mcp-origin']],
+  ];
+  for (const [variant, probes] of faults) {
+    it(`broken (${variant}): ${probes.join(', ')} fail, exit 1`, async () => {
+      // Without resource metadata nothing names the authorization server: the developer gives it.
+      const { code, report, stderr } = await audit(urlOf(variant), ...(variant === 'no-metadata' ? ['--issuer', mock.issuer] : []));
+      const byId = statuses(report);
+      for (const id of probes) expect(byId[id], `${id}\n${stderr}\n${JSON.stringify(report.probes)}`).toBe('fail');
+      if (variant === 'throwing-introspection') expect(report.probes.find((p) => p.id === 'resource-garbage-token')!.detail).toContain('a 500 is not a refusal');
+      expect(code).toBe(1);
+    });
+  }
+
+  it('--plan mcp: the right server meets every requirement but those it cannot be tested for; the one without an Origin check fails the plan', async () => {
+    const broken = await audit(urlOf('no-origin-check'), '--plan', 'mcp');
+    expect(broken.report.summary.plan?.passed).toBe(false);
+    expect(broken.code).toBe(1);
   });
 
   it('a resource that answers 405 to every call with a token has not been probed: "not tested", never refused', async () => {
@@ -136,20 +201,26 @@ describe('audit --protected-resource on an MCP server', () => {
     for (const id of ['mcp-token-audience', 'mcp-query-token', 'resource-audience', 'resource-query-token']) {
       const probe = report.probes.find((p) => p.id === id)!;
       expect(probe.status, JSON.stringify(probe)).toBe('skip');
-      expect(probe.detail).toContain('not tested: HTTP 405');
     }
+    // One reason, said once.
+    const reasons = report.summary.not_tested.map((n) => n.why);
+    expect(new Set(reasons).size).toBe(reasons.length);
   });
 
   it('without --protected-resource the MCP probes are not run', async () => {
     const io = memoryIO();
-    await run(['audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--username', 'alice', '--password', 'wonderland', '--only', 'state,mcp', '--json'], io);
+    await run(['audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--only', 'state,mcp', '--json'], io);
     const report = JSON.parse(io.out()) as AuditReport;
     expect(report.probes.map((p) => p.id)).toEqual(['state']);
   });
 
-  it("the mock's own MCP endpoint passes every probe", async () => {
+  it("the mock's own MCP endpoint: no probe fails, exit 0", async () => {
     const { code, report, stderr } = await audit(`${mock.baseUrl}/mcp`);
-    expect(statuses(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual(Object.fromEntries(PROBES.map((id) => [id, 'pass'])));
+    expect(failed(report), `${stderr}\n${JSON.stringify(report.probes)}`).toEqual([]);
+    expect(statuses(report)['mcp-origin']).toBe('pass');
+    // The 2026-07-28 header probe judges a server that speaks that revision, and says which one it speaks otherwise.
+    const headers = report.probes.find((p) => p.id === 'mcp-standard-headers')!;
+    if (headers.status !== 'pass') expect(headers.detail).toMatch(/^not tested: the server speaks only 2025-\d\d-\d\d, not 2026-07-28$/);
     expect(code).toBe(0);
   });
 });

@@ -119,7 +119,7 @@ describe('audit against the built-in mock', () => {
       const { code, io } = await audit(weak, '--client-id', 'weak-cli', '--pkce', '--probe', 'flow,pkce-required,pkce-plain', '--json');
       const report = JSON.parse(io.out()) as AuditReport;
       expect(statuses(report)).toEqual({ flow: 'pass', 'pkce-required': 'fail', 'pkce-plain': 'warn' });
-      expect(report.summary).toEqual({ pass: 1, fail: 1, warn: 1, skip: 0, not_tested: [] });
+      expect(report.summary).toEqual({ pass: 1, fail: 1, warn: 1, skip: 0, not_tested: [], about: { resource: 0, authorization_server: 3 } });
       expect(code).toBe(1);
     } finally {
       await weak.close();
@@ -313,7 +313,7 @@ describe('audit command line', () => {
       ['id', 'title', 'status', 'rfc', 'detail', 'category', 'threat', 'remedy'],
       ['id', 'title', 'status', 'rfc', 'detail', 'category', 'threat', 'remedy'],
     ]);
-    expect(report.summary).toEqual({ pass: 2, fail: 0, warn: 0, skip: 0, not_tested: [] });
+    expect(report.summary).toEqual({ pass: 2, fail: 0, warn: 0, skip: 0, not_tested: [], about: { resource: 0, authorization_server: 2 } });
   });
 
   it('bad input is one line, exit 2', async () => {

@@ -24,7 +24,7 @@ const report: AuditReport = {
     { id: 'iss', title: 'iss', status: 'warn', rfc: 'RFC 9207 §2', detail: 'no iss', ...META },
     { id: 'x', title: 'x', status: 'skip', rfc: 'RFC 1', detail: 'only one client\u0000', ...META },
   ],
-  summary: { pass: 1, fail: 1, warn: 1, skip: 1, not_tested: [{ what: 'x', why: 'only one client\u0000' }] },
+  summary: { pass: 1, fail: 1, warn: 1, skip: 1, not_tested: [{ what: 'x', why: 'only one client\u0000' }], about: { resource: 0, authorization_server: 4 } },
 };
 
 describe('JUnit XML', () => {
@@ -58,7 +58,7 @@ describe('Markdown', () => {
   it('one row per probe, with remote text escaped so that it renders as text', () => {
     const hostile: AuditReport = {
       probes: [{ id: 'state', title: 't', status: 'fail', rfc: 'RFC 6749 §4.1.2', detail: 'sent "a|b", got <script>x</script> `c` \u001b[31m*bold*', ...META }],
-      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [] },
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [], about: { resource: 0, authorization_server: 1 } },
     };
     expect(toMarkdown(hostile, 'audit <x>').split('\n')).toEqual([
       '## audit &lt;x&gt;',
@@ -87,7 +87,7 @@ describe('table', () => {
   it('shows remote text in a detail escaped, never raw on the terminal', () => {
     const hostile: AuditReport = {
       probes: [{ id: 'iss', title: 'iss', status: 'fail', rfc: 'RFC 9207 §2', detail: 'iss="\u001b]0;pwned\u0007\u001b[2J"', ...META }],
-      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [] },
+      summary: { pass: 0, fail: 1, warn: 0, skip: 0, not_tested: [], about: { resource: 0, authorization_server: 1 } },
     };
     const plain = formatAuditTable(hostile, false);
     expect(plain).not.toContain('\u001b');
@@ -147,6 +147,7 @@ describe('runner', () => {
         { what: 'needs-flow', why: 'needs a working flow (the flow probe failed)' },
         { what: 'standalone', why: 'not here' },
       ],
+      about: { resource: 0, authorization_server: 4 },
     });
   });
 });

@@ -19,6 +19,7 @@ const list = (m: Record<string, unknown>, field: string, value: string) => (m[fi
 
 const CASES: [string, Weakness, 'fail' | 'warn'][] = [
   ['metadata-no-implicit', metadata((m) => list(m, 'response_types_supported', 'token')), 'fail'],
+  ['metadata-no-implicit', metadata((m) => list(m, 'grant_types_supported', 'implicit')), 'fail'],
   ['metadata-no-password-grant', metadata((m) => list(m, 'grant_types_supported', 'password')), 'fail'],
   ['metadata-no-alg-none', metadata((m) => list(m, 'token_endpoint_auth_signing_alg_values_supported', 'none')), 'fail'],
   ['metadata-iss-parameter', metadata((m) => delete m.authorization_response_iss_parameter_supported), 'warn'],

@@ -39,6 +39,8 @@ export async function startFapiOidcProvider(): Promise<FapiOidcProvider> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
+    // FAPI 2.0 Security Profile section 5.3.2.2: the code flow only (oidc-provider's default adds id_token response types, and so the implicit grant).
+    responseTypes: ['code'],
     clients: [
       {
         client_id: 'fapi-cli',

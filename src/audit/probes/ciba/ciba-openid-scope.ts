@@ -1,3 +1,4 @@
+import { accountOf } from '../../account.js';
 import { cibaEndpointOf, sendBackchannelRequest } from '../../ciba.js';
 import { describeExchange } from '../../exchanges.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
@@ -14,7 +15,7 @@ export const cibaOpenidScopeProbe: AuditProbe = {
     cibaEndpointOf(ctx);
     const scopes = ctx.config.scopes.filter((s) => s !== 'openid');
     if (scopes.length === 0) return skip('the audit has no scope besides openid to ask for (give --scope)');
-    const ack = await sendBackchannelRequest(ctx, { scope: scopes.join(' '), login_hint: ctx.credentials.username });
+    const ack = await sendBackchannelRequest(ctx, { scope: scopes.join(' '), login_hint: accountOf(ctx).username });
     if (ack.status >= 500) return fail(`the server failed: ${describeExchange(ack)}`);
     if (ack.error?.error === 'unauthorized_client' || ack.error?.error === 'invalid_client')
       return skip(`the server takes no backchannel authentication request from ${ctx.config.clientId}: ${ack.error.error}`);

@@ -18,6 +18,7 @@ export const mcpChallengeProbe: AuditProbe = {
     const url = resourceUrl(ctx);
     const res = await mcpInitialize(ctx, url);
     if (res.status >= 200 && res.status < 300) return fail(`${url} answered initialize without a token (HTTP ${res.status}): nothing of it is protected`);
+    if (res.status >= 500) return fail(`HTTP ${res.status} to a POST of MCP initialize without a token: a ${res.status} is not a refusal, the MCP server must answer 401 with WWW-Authenticate`);
     if (res.status !== 401) return skip(`not tested: HTTP ${res.status} to a POST of MCP initialize without a token, which is no answer about authorization (is ${url} an MCP server?)`);
     const challenge = resourceChallenge(res.headers['www-authenticate']);
     if (challenge.resourceMetadata === undefined) return fail('the 401 has no resource_metadata in its WWW-Authenticate challenge (the 2025-03-26 revision had none; later ones require it)');

@@ -1,5 +1,5 @@
-import { mcpInitialize, notTested, presentsAsMcp, resourceUrl, tokenDecision, workingToken } from '../../protected-resource.js';
-import { fail, pass, skip, type AuditProbe } from '../../types.js';
+import { mcpInitialize, mustRefuse, presentsAsMcp, resourceUrl, workingToken } from '../../protected-resource.js';
+import { skip, type AuditProbe } from '../../types.js';
 
 /**
  * MCP 2025-11-25, authorization (token requirements: access tokens MUST NOT be in the URI query
@@ -18,10 +18,6 @@ export const mcpQueryTokenProbe: AuditProbe = {
     if (!presentsAsMcp(ctx)) return skip('not an MCP server: it takes its token on a GET (resource-query-token covers it)');
     const url = new URL(resourceUrl(ctx));
     url.searchParams.set('access_token', token);
-    const res = await mcpInitialize(ctx, url.href);
-    const decision = tokenDecision(res);
-    if (decision === undefined) return skip(notTested(res));
-    if (decision === 'accepted') return fail(`?access_token=... was taken (HTTP ${res.status})`);
-    return pass(`?access_token=...: HTTP ${res.status}`);
+    return mustRefuse(await mcpInitialize(ctx, url.href), 'a valid token in ?access_token= of a POST of MCP initialize');
   },
 };

@@ -1,4 +1,4 @@
-import { audienceOf, mcpInitialize, notTested, presentsAsMcp, resourceUrl, tokenDecision, tokenFor, workingToken } from '../../protected-resource.js';
+import { audienceOf, mcpInitialize, notTested, presentsAsMcp, resourceUrl, serverError, tokenDecision, tokenFor, workingToken } from '../../protected-resource.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';
 
 /**
@@ -23,6 +23,7 @@ export const mcpTokenAudienceProbe: AuditProbe = {
     if (aud?.includes(url)) return skip(`the server's tokens asked for without a resource are for ${url} too (aud ${aud.join(' ')}): no token for another resource to present`);
     const res = await mcpInitialize(ctx, url, other);
     const decision = tokenDecision(res);
+    if (decision === 'server-error') return fail(serverError(res, `a token ${aud ? `for ${aud.join(' ')}` : 'asked for without a resource'}`));
     if (decision === undefined) return skip(notTested(res));
     if (decision === 'refused') return pass(`a token ${aud ? `for ${aud.join(' ')}` : 'asked for without a resource'}: HTTP ${res.status}`);
     if (aud === undefined) return warn(`an opaque token asked for without a resource was taken (HTTP ${res.status}): the server may default its audience to this MCP server`);

@@ -7,15 +7,25 @@ import { resourceInsufficientScopeProbe } from './resource-insufficient-scope.js
 import { resourceQueryTokenProbe } from './resource-query-token.js';
 import { resourceRevokedTokenProbe } from './resource-revoked-token.js';
 import { resourceExpiredTokenProbe } from './resource-expired-token.js';
+import { resourceGarbageTokenProbe } from './resource-garbage-token.js';
+import { resourceForeignKeyProbe } from './resource-foreign-key.js';
+import { resourceAlgNoneProbe } from './resource-alg-none.js';
+import { resourceOtherIssuerProbe } from './resource-other-issuer.js';
+import { resourceFormTokenProbe } from './resource-form-token.js';
 
 /** The resource server (audit --protected-resource URL only): its challenges (RFC 6750, RFC 9728) and the tokens it takes. */
 export const PROTECTED_RESOURCE_PROBES: readonly AuditProbe[] = [
   resourceChallengeProbe,
   resourceMetadataMatchProbe,
   resourceServersProbe,
+  resourceGarbageTokenProbe,
+  resourceForeignKeyProbe,
+  resourceAlgNoneProbe,
+  resourceOtherIssuerProbe,
   resourceAudienceProbe,
   resourceInsufficientScopeProbe,
   resourceQueryTokenProbe,
+  resourceFormTokenProbe,
   resourceRevokedTokenProbe,
   resourceExpiredTokenProbe,
 ];

@@ -19,8 +19,11 @@ export const resourceChallengeProbe: AuditProbe = {
     let status = found.probe.status;
     let metadata = found.probe.resourceMetadata;
     let asked = 'a GET';
+    if (status >= 500) return fail(`HTTP ${status} to a GET without a token: a ${status} is not a refusal, the resource must answer 401 with WWW-Authenticate (RFC 6750 section 3)`);
     if (status !== 401 && (status < 200 || status >= 300)) {
       const mcp = await mcpInitialize(ctx, resourceUrl(ctx));
+      if (mcp.status >= 500)
+        return fail(`HTTP ${mcp.status} to a POST of MCP initialize without a token: a ${mcp.status} is not a refusal, the resource must answer 401 with WWW-Authenticate (RFC 6750 section 3)`);
       if (mcp.status !== 401) return skip(`not tested: HTTP ${status} to a GET and HTTP ${mcp.status} to a POST of MCP initialize without a token, neither a decision about authorization`);
       ({ status } = mcp);
       metadata = resourceChallenge(mcp.headers['www-authenticate']).resourceMetadata;

@@ -1,5 +1,5 @@
 import { parseWwwAuthenticate } from '../../../oauth/www-authenticate.js';
-import { present, requiredScopes, tokenFor, workingToken, notTested, tokenDecision } from '../../protected-resource.js';
+import { present, requiredScopes, serverError, tokenFor, workingToken, notTested, tokenDecision } from '../../protected-resource.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
 
 /** RFC 6750 section 3.1: a token without the scope the resource needs gets 403 insufficient_scope, naming the scope. */
@@ -21,6 +21,7 @@ export const resourceInsufficientScopeProbe: AuditProbe = {
     const token = await tokenFor(ctx, { scopes: [narrow] });
     const res = await present(ctx, token);
     const decision = tokenDecision(res);
+    if (decision === 'server-error') return fail(serverError(res, `a token with scope "${narrow}" only`));
     if (decision === undefined) return skip(notTested(res));
     if (decision === 'accepted') return fail(`a token with scope "${narrow}" only was accepted (HTTP ${res.status}); the resource needs ${needed.join(' ')}`);
     const challenge = parseWwwAuthenticate(res.headers['www-authenticate'] ?? '').find((c) => /^(bearer|dpop)$/i.test(c.scheme))?.params ?? {};

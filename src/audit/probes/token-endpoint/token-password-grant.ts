@@ -1,3 +1,4 @@
+import { accountOf } from '../../account.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { fail, pass, warn, type AuditProbe } from '../../types.js';
 
@@ -10,7 +11,7 @@ export const tokenPasswordGrantProbe: AuditProbe = {
   threat: 'RFC 9700 §2.4 (the client handles the password); RFC 6819 §4.4.3',
   remedy: 'Turn off the resource owner password credentials grant.',
   async run(ctx) {
-    const { username, password } = ctx.credentials;
+    const { username, password } = accountOf(ctx);
     const exchange = await ctx.token({ grant_type: 'password', username, password, scope: ctx.config.scopes.join(' ') || undefined });
     if (issuedTokens(exchange)) return fail("the user's password got tokens at the token endpoint");
     const error = exchange.error?.error;
