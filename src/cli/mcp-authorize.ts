@@ -81,6 +81,7 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
       'give --client-id and --client-secret (or --signing-key)',
     );
   }
+  await bindGivenCredentials(options, server.issuer, io, renderer);
   const identity = await chooseClientIdentity({
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -142,6 +143,19 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
   await afterLogin({ config, tokens, http, renderer, io, cache: options.cache, tokenStore: options.tokenStore, grant });
   const granted = typeof tokens.scope === 'string' ? tokens.scope.split(' ').filter(Boolean) : config.scopes;
   return { accessToken: tokens.access_token, scopes: granted };
+}
+
+/**
+ * Issue 40, point 4: a pre-registered client's secret or key goes only to the authorization server it
+ * is bound to (--issuer, else the first one it went to), never to whichever one the MCP server names.
+ */
+async function bindGivenCredentials(options: McpAuthorizationOptions, issuer: string, io: IO, renderer: Renderer): Promise<void> {
+  if (options.clientId === undefined || options.clientId === '') return;
+  const { CLIENT_SECRET_ENV } = await import('./flow-options.js');
+  const credentials = [...(options.clientSecret !== undefined || io.env[CLIENT_SECRET_ENV] ? ['client secret'] : []), ...(options.signingKey !== undefined ? ['signing key'] : [])];
+  if (credentials.length === 0) return;
+  const { checkCredentialBinding } = await import('../client/mcp/credential-binding.js');
+  await checkCredentialBinding({ clientId: options.clientId, credentials, issuer, issuerFlag: options.issuer, env: io.env, renderer });
 }
 
 /** The browser, --no-browser's printed URL, or --headless's agent, which needs an account only when a login form appears. */
