@@ -1,4 +1,6 @@
-import { UsageError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
+import type { McpAuthorizationServer } from '../client/mcp/authorization-server.js';
+import type { McpClientIdentity } from '../client/mcp/client-identity.js';
 import type { HttpClient } from '../client/http.js';
 import type { FirstAnswer } from '../client/protected-resource.js';
 import type { TokenResponse } from '../oauth/token-request.js';
@@ -50,14 +52,13 @@ interface Context {
  * cross-app access); the tokens cached under the resource, as `login --protected-resource` caches them.
  * `stepUp` is the scope the token had when a 403 asked for more: the new request asks for both.
  */
-export async function authorizeMcp(url: string, answer: FirstAnswer, options: McpAuthorizationOptions, ctx: Context, stepUp?: readonly string[]): Promise<Authorized> {
+export async function authorizeMcp(url: string, answer: FirstAnswer, options: McpAuthorizationOptions, ctx: Context, stepUp?: readonly string[], replaced = false): Promise<Authorized> {
   const { http, renderer, io } = ctx;
   if (options.pkce === false) throw new UsageError('--no-pkce cannot be used with mcp', 'MCP authorization 2025-11-25 requires PKCE with S256 (Authorization Code Protection)');
-  const [{ findAuthorizationServer }, { chooseClientIdentity, chooseScope }, { DEFAULT_REDIRECT_URI }, { resolveFlowConfig }] = await Promise.all([
+  const [{ findAuthorizationServer }, { chooseClientIdentity, chooseScope }, { DEFAULT_REDIRECT_URI }] = await Promise.all([
     import('../client/mcp/authorization-server.js'),
     import('../client/mcp/client-identity.js'),
     import('./flow-options.js'),
-    import('./flow-pipeline.js'),
   ]);
   const server = await findAuthorizationServer(http, url, answer, renderer, options.issuer);
   const machine = options.clientCredentials === true || options.idToken !== undefined;
@@ -94,6 +95,37 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
     env: io.env,
     renderer,
   });
+  try {
+    return await authorizeAs(identity, server, scopes, redirectUri, machine, options, ctx);
+  } catch (err) {
+    const { isUnknownClientError } = await import('../client/kept-registration.js');
+    if (!isUnknownClientError(err) || (identity.how !== 'kept-registration' && identity.how !== 'registered')) throw err;
+    if (identity.how === 'registered' || replaced) {
+      throw new FlowError(
+        `${server.issuer} refused the client ${identity.clientId} it registered a moment ago (${err instanceof Error ? err.message : String(err)})`,
+        `the server forgets its registrations at once: check its configuration, or give a pre-registered --client-id`,
+      );
+    }
+    // A kept registration the server no longer knows (a restarted server): forgotten and replaced, once.
+    const { forgetRegistration } = await import('../store/registrations.js');
+    await forgetRegistration(io.env, server.issuer);
+    renderer.warn(`${server.issuer} no longer knows the client ${identity.clientId} registered there before (${err instanceof Error ? err.message : String(err)}): forgot it, registering anew`);
+    return authorizeMcp(url, answer, options, ctx, stepUp, true);
+  }
+}
+
+/** The grant the options ask for, as the chosen client: the tokens cached under the resource. */
+async function authorizeAs(
+  identity: McpClientIdentity,
+  server: McpAuthorizationServer,
+  scopes: string[],
+  redirectUri: string,
+  machine: boolean,
+  options: McpAuthorizationOptions,
+  ctx: Context,
+): Promise<Authorized> {
+  const { http, renderer, io } = ctx;
+  const { resolveFlowConfig } = await import('./flow-pipeline.js');
   const secretMethod = identity.authMethod === 'client_secret_basic' || identity.authMethod === 'client_secret_post';
   const authMethod = identity.how === 'pre-registered' ? options.authMethod : secretMethod && identity.clientSecret === undefined ? 'none' : identity.authMethod;
   const raw: FlowOptionsInput = {
