@@ -22,6 +22,8 @@ export interface McpAuthorizationOptions extends FlowOptionsInput, HeadlessOptio
   idpIssuer?: string | undefined;
   idpClientId?: string | undefined;
   idpClientSecret?: string | undefined;
+  /** --assertion JWT|@FILE: the JWT bearer grant (RFC 7523 section 2.1) with the workload's JWT. */
+  assertion?: string | undefined;
   /** false with --no-browser. */
   browser?: boolean | undefined;
   timeout?: number | undefined;
@@ -61,7 +63,7 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
     import('./flow-options.js'),
   ]);
   const server = await findAuthorizationServer(http, url, answer, renderer, options.issuer);
-  const machine = options.clientCredentials === true || options.idToken !== undefined;
+  const machine = options.clientCredentials === true || options.idToken !== undefined || options.assertion !== undefined;
 
   renderer.step('Scope (MCP authorization 2025-11-25, Scope Selection Strategy)');
   let scopes: string[];
@@ -78,7 +80,7 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
   const redirectUri = options.redirectUri ?? DEFAULT_REDIRECT_URI;
   if (machine && (options.clientId === undefined || options.clientId === '')) {
     throw new UsageError(
-      `${options.clientCredentials ? '--client-credentials' : '--id-token'} needs the pre-registered client: --client-id`,
+      `${options.clientCredentials ? '--client-credentials' : options.assertion !== undefined ? '--assertion' : '--id-token'} needs the pre-registered client: --client-id`,
       'give --client-id and --client-secret (or --signing-key)',
     );
   }
@@ -156,6 +158,17 @@ async function authorizeAs(
   let grant: string | undefined;
   if (options.idToken !== undefined) {
     tokens = await crossAppAccess(options, config, server.issuer, ctx);
+  } else if (options.assertion !== undefined) {
+    const [{ readValueOrFile }, { checkAssertion, requestJwtBearer }, { JWT_BEARER_GRANT }] = await Promise.all([
+      import('./mcp-params.js'),
+      import('../client/jwt-bearer.js'),
+      import('../oauth/grant-types.js'),
+    ]);
+    const assertion = checkAssertion(await readValueOrFile(options.assertion, '--assertion'));
+    renderer.step('Token request (RFC 7523 section 2.1; workload identity federation)');
+    renderer.info(`POST ${config.tokenEndpoint} (grant_type=${JWT_BEARER_GRANT}, client authentication: ${config.authMethod})`);
+    tokens = await requestJwtBearer(http, config, { assertion, scopes: config.scopes, resources: config.resources });
+    grant = JWT_BEARER_GRANT;
   } else if (options.clientCredentials) {
     const { requestClientCredentials } = await import('../client/client-credentials.js');
     renderer.step('Token request (RFC 6749 section 4.4; MCP extension OAuth Client Credentials)');
@@ -166,7 +179,7 @@ async function authorizeAs(
     const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), mcpUserAgent(options, io)]);
     tokens = (await runAuthorizationCodeFlow({ config, userAgent, timeoutMs: (options.timeout ?? 300) * 1000, http, renderer, io })).tokenResponse;
   }
-  if (options.idToken !== undefined || options.clientCredentials) {
+  if (machine) {
     const { narrateTokenResponse } = await import('../output/tokens.js');
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
@@ -184,7 +197,11 @@ async function authorizeAs(
 async function bindGivenCredentials(options: McpAuthorizationOptions, issuer: string, io: IO, renderer: Renderer): Promise<void> {
   if (options.clientId === undefined || options.clientId === '') return;
   const { CLIENT_SECRET_ENV } = await import('./flow-options.js');
-  const credentials = [...(options.clientSecret !== undefined || io.env[CLIENT_SECRET_ENV] ? ['client secret'] : []), ...(options.signingKey !== undefined ? ['signing key'] : [])];
+  const credentials = [
+    ...(options.clientSecret !== undefined || io.env[CLIENT_SECRET_ENV] ? ['client secret'] : []),
+    ...(options.signingKey !== undefined ? ['signing key'] : []),
+    ...(options.assertion !== undefined ? ['workload assertion'] : []),
+  ];
   if (credentials.length === 0) return;
   const { checkCredentialBinding } = await import('../client/mcp/credential-binding.js');
   await checkCredentialBinding({ clientId: options.clientId, credentials, issuer, issuerFlag: options.issuer, env: io.env, renderer });

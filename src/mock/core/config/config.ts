@@ -10,6 +10,7 @@ import { RESOURCE_TOP_KEYS, validateResourceSideTop, type ResourceSideConfig } f
 import { LOGOUT_TOP_KEYS, validateLogoutTop } from './config-logout.js';
 import { validateMcpConfig, type McpConfig } from '../../mcp/config.js';
 import { applyFapi2, FAPI_TOP_KEYS, validateFapiTop, type FapiConfig } from './config-fapi.js';
+import { validateWorkloadIssuers, type WorkloadIssuer } from './config-workload.js';
 
 // The clients' part lives in config-client.ts; what other modules import from here stays here.
 export { GRANT_TYPES, validateClient, type GrantType, type MockClient, type MockClientInput, type TokenEndpointAuthMethod } from './config-client.js';
@@ -61,6 +62,8 @@ export interface MockConfigInput {
   keep_consent_after_logout?: boolean;
   /** The MCP endpoint `{base_url}/mcp` (src/mock/mcp/config.ts): top level only. */
   mcp?: Record<string, unknown>;
+  /** Workload identity issuers trusted for the JWT bearer grant: [{"issuer", "jwks" | "jwks_uri"}]. */
+  workload_issuers?: { issuer: string; jwks?: { keys: Record<string, unknown>[] }; jwks_uri?: string }[];
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
@@ -101,6 +104,8 @@ export interface MockConfig extends SecurityConfig, ResourceSideConfig, FapiConf
   issuers: ReadonlyMap<string, MockConfig>;
   /** The MCP endpoint's behaviour (config mcp). */
   mcp: McpConfig;
+  /** The workload identity issuers the JWT bearer grant trusts (config workload_issuers, config-workload.ts). */
+  workloadIssuers: WorkloadIssuer[];
 }
 
 /** An issuer name: one path segment. */
@@ -174,7 +179,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, 'issuers', 'mcp'];
   unknownKeys(
     input,
-    ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
+    ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', 'workload_issuers', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
     '',
     fail,
   );
@@ -182,6 +187,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fapi = validateFapiTop(input, fail);
   const logout = validateLogoutTop(input, fail);
   const device = validateDeviceSettings(input, fail);
+  const workloadIssuers = validateWorkloadIssuers(input.workload_issuers, fail);
 
   const issuers = new Map<string, MockConfig>();
   if (input.issuers !== undefined && !nested) {
@@ -259,7 +265,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
     security.requirePushedAuthorizationRequests = true;
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, ...fapi } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, workloadIssuers, ...fapi } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
