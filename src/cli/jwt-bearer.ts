@@ -54,9 +54,9 @@ export function register(program: Command, io: IO): void {
       `
 The token is cached under the profile (or server and client), as client-credentials caches its own.
 
-Examples:
-  $ oauthctl jwt-bearer --auth-url http://127.0.0.1:9000 --client-id workload --assertion @/var/run/secrets/token --scope photo
-  $ oauthctl jwt-bearer --issuer https://as.example.com --client-id workload --assertion "$CI_JOB_JWT" --no-cache --json`,
+Examples (fixtures/mock/workload.jsonc: the mock's named issuer ci plays the workload's platform):
+  $ oauthctl serve-mock --config fixtures/mock/workload.jsonc --port 9100 &
+  $ oauthctl jwt-bearer --auth-url http://127.0.0.1:9100 --client-id workload --assertion "$(curl -s http://127.0.0.1:9100/ci/_mock/tokens -d '{"sub":"repo:acme/app","claims":{"aud":"http://127.0.0.1:9100"}}' | node -p 'JSON.parse(require("fs").readFileSync(0)).access_token')" --no-cache --json`,
     )
     .action(async (options: JwtBearerOptions, command: Command) => {
       setExitCode(command, await runJwtBearer(options, io));

@@ -227,8 +227,7 @@ export function register(program: Command, io: IO): void {
 Examples:
   $ oauthctl mcp http://127.0.0.1:9000/api/mcp --headless --username alice --password wonderland
   $ oauthctl mcp http://127.0.0.1:9000/api/mcp tools/call echo --arguments '{"text":"hi"}' --headless
-  $ oauthctl mcp http://127.0.0.1:9000/api/mcp tools/call whoami --client-credentials --client-id photo-service --client-secret photo-service-secret
-  $ oauthctl mcp https://mcp.example.com/mcp --client-id workload --assertion @/var/run/secrets/token`,
+  $ oauthctl mcp http://127.0.0.1:9000/api/mcp tools/call whoami --client-credentials --client-id photo-service --client-secret photo-service-secret`,
     )
     .action(async (url: string, method: string, name: string | undefined, options: McpOptions, command: Command) => {
       setExitCode(command, await runMcp(url, method, name, options, io));

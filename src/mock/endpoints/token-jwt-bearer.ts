@@ -70,7 +70,7 @@ export async function handleJwtBearerGrant(ex: Exchange, client: MockClient, val
   if (!assertion) return sendOAuthError(ex, 400, 'invalid_request', 'assertion is required (RFC 7523 section 2.1)');
   const { state } = ex;
   // A workload's own JWT (workload identity federation), from an issuer of config workload_issuers.
-  const workload = workloadIssuerOf(state, peekIssuer(assertion));
+  const workload = await workloadIssuerOf(state, peekIssuer(assertion));
   if (workload) return handleWorkloadAssertion(ex, client, values, binding, assertion, workload);
   const idp = await issuerOf(state, assertion);
   if (!idp) {

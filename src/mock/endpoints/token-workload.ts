@@ -25,9 +25,19 @@ function replayCacheOf(state: MockState): ReplayCache {
   return cache;
 }
 
-/** The trusted workload issuer named by the assertion's `iss` (read before the signature is checked). */
-export function workloadIssuerOf(state: MockState, iss: unknown): WorkloadIssuer | undefined {
-  return typeof iss === 'string' ? state.config.workloadIssuers.find((w) => w.issuer === iss) : undefined;
+/**
+ * The trusted workload issuer named by the assertion's `iss` (read before the signature is checked):
+ * an issuer URL with its keys, or a named issuer of this server (config issuers), signing with its own.
+ */
+export async function workloadIssuerOf(state: MockState, iss: unknown): Promise<WorkloadIssuer | undefined> {
+  if (typeof iss !== 'string') return undefined;
+  const root = state.server?.root ?? state;
+  for (const w of state.config.workloadIssuers) {
+    const named = root.server?.named.get(w.issuer);
+    if (named !== undefined && named.issuer === iss) return { issuer: named.issuer, jwks: (await named.keys()).jwks as { keys: Record<string, unknown>[] } };
+    if (w.issuer === iss) return w;
+  }
+  return undefined;
 }
 
 /**

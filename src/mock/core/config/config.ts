@@ -187,7 +187,6 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const fapi = validateFapiTop(input, fail);
   const logout = validateLogoutTop(input, fail);
   const device = validateDeviceSettings(input, fail);
-  const workloadIssuers = validateWorkloadIssuers(input.workload_issuers, fail);
 
   const issuers = new Map<string, MockConfig>();
   if (input.issuers !== undefined && !nested) {
@@ -201,6 +200,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
       }
   }
 
+  const workloadIssuers = validateWorkloadIssuers(input.workload_issuers, fail, [...issuers.keys()]);
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
   else if (!Array.isArray(input.scopes)) fail('scopes', 'must be an array of scope names or {"name","description"} objects');
