@@ -20,6 +20,7 @@ const MODULES: Record<CommandName, () => Promise<CommandModule>> = {
   listen: () => import('./listen.js'),
   decode: () => import('./decode.js'),
   'client-credentials': () => import('./client-credentials.js'),
+  'jwt-bearer': () => import('./jwt-bearer.js'),
   'token-exchange': () => import('./token-exchange.js'),
   introspect: () => import('./introspect.js'),
   userinfo: () => import('./userinfo.js'),

@@ -35,6 +35,7 @@ const CLIENT_GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'idp-issuer',
       'idp-client-id',
       'idp-client-secret',
+      'assertion',
       'profile',
       'config',
       'token-store',

@@ -1,4 +1,6 @@
-import { UsageError } from '../errors.js';
+import { FlowError, UsageError } from '../errors.js';
+import type { McpAuthorizationServer } from '../client/mcp/authorization-server.js';
+import type { McpClientIdentity } from '../client/mcp/client-identity.js';
 import type { HttpClient } from '../client/http.js';
 import type { FirstAnswer } from '../client/protected-resource.js';
 import type { TokenResponse } from '../oauth/token-request.js';
@@ -20,6 +22,8 @@ export interface McpAuthorizationOptions extends FlowOptionsInput, HeadlessOptio
   idpIssuer?: string | undefined;
   idpClientId?: string | undefined;
   idpClientSecret?: string | undefined;
+  /** --assertion JWT|@FILE: the JWT bearer grant (RFC 7523 section 2.1) with the workload's JWT. */
+  assertion?: string | undefined;
   /** false with --no-browser. */
   browser?: boolean | undefined;
   timeout?: number | undefined;
@@ -50,17 +54,16 @@ interface Context {
  * cross-app access); the tokens cached under the resource, as `login --protected-resource` caches them.
  * `stepUp` is the scope the token had when a 403 asked for more: the new request asks for both.
  */
-export async function authorizeMcp(url: string, answer: FirstAnswer, options: McpAuthorizationOptions, ctx: Context, stepUp?: readonly string[]): Promise<Authorized> {
+export async function authorizeMcp(url: string, answer: FirstAnswer, options: McpAuthorizationOptions, ctx: Context, stepUp?: readonly string[], replaced = false): Promise<Authorized> {
   const { http, renderer, io } = ctx;
   if (options.pkce === false) throw new UsageError('--no-pkce cannot be used with mcp', 'MCP authorization 2025-11-25 requires PKCE with S256 (Authorization Code Protection)');
-  const [{ findAuthorizationServer }, { chooseClientIdentity, chooseScope }, { DEFAULT_REDIRECT_URI }, { resolveFlowConfig }] = await Promise.all([
+  const [{ findAuthorizationServer }, { chooseClientIdentity, chooseScope }, { DEFAULT_REDIRECT_URI }] = await Promise.all([
     import('../client/mcp/authorization-server.js'),
     import('../client/mcp/client-identity.js'),
     import('./flow-options.js'),
-    import('./flow-pipeline.js'),
   ]);
   const server = await findAuthorizationServer(http, url, answer, renderer, options.issuer);
-  const machine = options.clientCredentials === true || options.idToken !== undefined;
+  const machine = options.clientCredentials === true || options.idToken !== undefined || options.assertion !== undefined;
 
   renderer.step('Scope (MCP authorization 2025-11-25, Scope Selection Strategy)');
   let scopes: string[];
@@ -77,10 +80,11 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
   const redirectUri = options.redirectUri ?? DEFAULT_REDIRECT_URI;
   if (machine && (options.clientId === undefined || options.clientId === '')) {
     throw new UsageError(
-      `${options.clientCredentials ? '--client-credentials' : '--id-token'} needs the pre-registered client: --client-id`,
+      `${options.clientCredentials ? '--client-credentials' : options.assertion !== undefined ? '--assertion' : '--id-token'} needs the pre-registered client: --client-id`,
       'give --client-id and --client-secret (or --signing-key)',
     );
   }
+  await bindGivenCredentials(options, server.issuer, io, renderer);
   const identity = await chooseClientIdentity({
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -93,6 +97,37 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
     env: io.env,
     renderer,
   });
+  try {
+    return await authorizeAs(identity, server, scopes, redirectUri, machine, options, ctx);
+  } catch (err) {
+    const { isUnknownClientError } = await import('../client/kept-registration.js');
+    if (!isUnknownClientError(err) || (identity.how !== 'kept-registration' && identity.how !== 'registered')) throw err;
+    if (identity.how === 'registered' || replaced) {
+      throw new FlowError(
+        `${server.issuer} refused the client ${identity.clientId} it registered a moment ago (${err instanceof Error ? err.message : String(err)})`,
+        `the server forgets its registrations at once: check its configuration, or give a pre-registered --client-id`,
+      );
+    }
+    // A kept registration the server no longer knows (a restarted server): forgotten and replaced, once.
+    const { forgetRegistration } = await import('../store/registrations.js');
+    await forgetRegistration(io.env, server.issuer);
+    renderer.warn(`${server.issuer} no longer knows the client ${identity.clientId} registered there before (${err instanceof Error ? err.message : String(err)}): forgot it, registering anew`);
+    return authorizeMcp(url, answer, options, ctx, stepUp, true);
+  }
+}
+
+/** The grant the options ask for, as the chosen client: the tokens cached under the resource. */
+async function authorizeAs(
+  identity: McpClientIdentity,
+  server: McpAuthorizationServer,
+  scopes: string[],
+  redirectUri: string,
+  machine: boolean,
+  options: McpAuthorizationOptions,
+  ctx: Context,
+): Promise<Authorized> {
+  const { http, renderer, io } = ctx;
+  const { resolveFlowConfig } = await import('./flow-pipeline.js');
   const secretMethod = identity.authMethod === 'client_secret_basic' || identity.authMethod === 'client_secret_post';
   const authMethod = identity.how === 'pre-registered' ? options.authMethod : secretMethod && identity.clientSecret === undefined ? 'none' : identity.authMethod;
   const raw: FlowOptionsInput = {
@@ -123,6 +158,17 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
   let grant: string | undefined;
   if (options.idToken !== undefined) {
     tokens = await crossAppAccess(options, config, server.issuer, ctx);
+  } else if (options.assertion !== undefined) {
+    const [{ readValueOrFile }, { checkAssertion, requestJwtBearer }, { JWT_BEARER_GRANT }] = await Promise.all([
+      import('./mcp-params.js'),
+      import('../client/jwt-bearer.js'),
+      import('../oauth/grant-types.js'),
+    ]);
+    const assertion = checkAssertion(await readValueOrFile(options.assertion, '--assertion'));
+    renderer.step('Token request (RFC 7523 section 2.1; workload identity federation)');
+    renderer.info(`POST ${config.tokenEndpoint} (grant_type=${JWT_BEARER_GRANT}, client authentication: ${config.authMethod})`);
+    tokens = await requestJwtBearer(http, config, { assertion, scopes: config.scopes, resources: config.resources });
+    grant = JWT_BEARER_GRANT;
   } else if (options.clientCredentials) {
     const { requestClientCredentials } = await import('../client/client-credentials.js');
     renderer.step('Token request (RFC 6749 section 4.4; MCP extension OAuth Client Credentials)');
@@ -133,7 +179,7 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
     const [{ runAuthorizationCodeFlow }, userAgent] = await Promise.all([import('../client/flow.js'), mcpUserAgent(options, io)]);
     tokens = (await runAuthorizationCodeFlow({ config, userAgent, timeoutMs: (options.timeout ?? 300) * 1000, http, renderer, io })).tokenResponse;
   }
-  if (options.idToken !== undefined || options.clientCredentials) {
+  if (machine) {
     const { narrateTokenResponse } = await import('../output/tokens.js');
     renderer.step('Token response');
     narrateTokenResponse(renderer, tokens);
@@ -142,6 +188,23 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
   await afterLogin({ config, tokens, http, renderer, io, cache: options.cache, tokenStore: options.tokenStore, grant });
   const granted = typeof tokens.scope === 'string' ? tokens.scope.split(' ').filter(Boolean) : config.scopes;
   return { accessToken: tokens.access_token, scopes: granted };
+}
+
+/**
+ * Issue 40, point 4: a pre-registered client's secret or key goes only to the authorization server it
+ * is bound to (--issuer, else the first one it went to), never to whichever one the MCP server names.
+ */
+async function bindGivenCredentials(options: McpAuthorizationOptions, issuer: string, io: IO, renderer: Renderer): Promise<void> {
+  if (options.clientId === undefined || options.clientId === '') return;
+  const { CLIENT_SECRET_ENV } = await import('./flow-options.js');
+  const credentials = [
+    ...(options.clientSecret !== undefined || io.env[CLIENT_SECRET_ENV] ? ['client secret'] : []),
+    ...(options.signingKey !== undefined ? ['signing key'] : []),
+    ...(options.assertion !== undefined ? ['workload assertion'] : []),
+  ];
+  if (credentials.length === 0) return;
+  const { checkCredentialBinding } = await import('../client/mcp/credential-binding.js');
+  await checkCredentialBinding({ clientId: options.clientId, credentials, issuer, issuerFlag: options.issuer, env: io.env, renderer });
 }
 
 /** The browser, --no-browser's printed URL, or --headless's agent, which needs an account only when a login form appears. */

@@ -209,6 +209,7 @@ export function register(program: Command, io: IO): void {
     .option('--idp-issuer <URL>', "the identity provider's issuer, whose metadata names its token endpoint", parseHttpUrl('--idp-issuer'))
     .option('--idp-client-id <ID>', "the client's id at the identity provider")
     .option('--idp-client-secret <S>', "the client's secret at the identity provider")
+    .option('--assertion <JWT|@FILE>', 'workload identity: the JWT bearer grant (RFC 7523 section 2.1) with the JWT the workload holds')
     .option('--no-login', 'report a 401 or 403 instead of authorizing')
     .option('--no-browser', 'print the authorization URL instead of opening a browser, then wait')
     .option('--timeout <SECONDS>', 'give up waiting for the redirect after this many seconds (default 300)', parseInteger('--timeout', 1, 86_400))

@@ -67,9 +67,12 @@ export async function applyRegistration<T extends FlowOptionsInput>(raw: T, io: 
   if (raw.issuer === undefined) throw new UsageError('--register needs the authorization server: --issuer URL or --protected-resource URL');
   const [{ readRegistration }, { sameRedirect }] = await Promise.all([import('../store/registrations.js'), import('../client/registration.js')]);
   const redirectUri = raw.redirectUri ?? DEFAULT_REDIRECT_URI;
-  const kept = await readRegistration(io.env, raw.issuer);
+  const found = await readRegistration(io.env, raw.issuer);
   // A kept client registered for another redirect URI would be refused at the authorization endpoint: register anew.
-  if (kept && kept.redirect_uris.some((u) => sameRedirect(u, redirectUri))) {
+  // One the server no longer knows (RFC 7592 section 2.1) is forgotten and replaced.
+  const { usableKeptRegistration } = await import('../client/kept-registration.js');
+  const kept = found && found.redirect_uris.some((u) => sameRedirect(u, redirectUri)) ? await usableKeptRegistration(ctx.http, io.env, found, ctx.renderer) : undefined;
+  if (kept) {
     ctx.renderer.info(`Using the client ${escapeLogValue(kept.client_id)} registered at ${kept.server} (oauthctl register --delete removes it)`);
     return withRegisteredClient(raw, kept.client_id, kept.client_secret, kept.token_endpoint_auth_method);
   }

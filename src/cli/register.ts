@@ -48,10 +48,11 @@ export async function runRegister(options: RegisterOptions, io: IO): Promise<num
       }
       renderer.step('Client registration deletion (RFC 7592)');
       renderer.info(`DELETE ${kept.registration_client_uri ?? '(no registration_client_uri)'}`);
-      await (await import('../client/registration.js')).deleteRegistration(http, kept);
+      const outcome = await (await import('../client/registration.js')).deleteRegistration(http, kept);
       await store.forgetRegistration(io.env, issuer);
-      renderer.ok(`deleted client ${kept.client_id} at ${issuer}`);
-      if (options.json) printJson(io, { deleted: true, client_id: kept.client_id });
+      if (outcome === 'gone') renderer.warn(`${issuer} no longer knows client ${escapeLogValue(kept.client_id)} (RFC 7592 section 2.3): forgot the local copy`);
+      else renderer.ok(`deleted client ${escapeLogValue(kept.client_id)} at ${issuer}`);
+      if (options.json) printJson(io, { deleted: outcome === 'deleted', forgotten: true, client_id: kept.client_id });
       return 0;
     }
     const request = registrationRequest(options);

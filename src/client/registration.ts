@@ -62,13 +62,19 @@ export async function registerClient(http: HttpClient, endpoint: string, request
   return body;
 }
 
-/** RFC 7592 section 2.3: DELETE at the client configuration endpoint with the registration access token. */
-export async function deleteRegistration(http: HttpClient, registration: StoredRegistration): Promise<void> {
+/**
+ * RFC 7592 section 2.3: DELETE at the client configuration endpoint with the registration access token.
+ * 'gone' when the server says it does not know the client (401, as section 2.3 says for a client that
+ * does not exist, or 404): there is nothing left to delete there.
+ */
+export async function deleteRegistration(http: HttpClient, registration: StoredRegistration): Promise<'deleted' | 'gone'> {
   if (registration.registration_client_uri === undefined || registration.registration_access_token === undefined) {
     throw new FlowError('the stored registration has no registration_client_uri or registration_access_token', 'the server does not support RFC 7592: delete the client there by hand');
   }
   const res = await http.request(registration.registration_client_uri, { method: 'DELETE', headers: { authorization: `Bearer ${registration.registration_access_token}` } });
+  if (res.status === 401 || res.status === 404) return 'gone';
   if (res.status !== 204 && res.status !== 200) throw registrationError('deletion', res.status, res.body);
+  return 'deleted';
 }
 
 function registrationError(what: string, status: number, text: string): FlowError {

@@ -26,7 +26,7 @@ export const OAUTH_ERROR_MEANINGS: Readonly<Record<string, string>> = {
   unknown_user_id: 'the server knows no user by the hint sent (login_hint or id_token_hint; CIBA Core section 13)',
   expired_login_hint_token: 'the login_hint_token has expired (CIBA Core section 13)',
   invalid_binding_message: 'the binding message is too long or has characters the server will not show (CIBA Core section 13)',
-  invalid_target: 'the server will not issue a token for this audience or resource (RFC 8693 section 2.2.2, RFC 8707)',
+  invalid_target: 'the server will not issue a token for this resource (RFC 8707 section 2), or, in a token exchange, for this audience (RFC 8693 section 2.2.2)',
 };
 
 export function explainOAuthError(code: string): string | undefined {

@@ -44,6 +44,11 @@ if (context.idp_id_token !== undefined) {
   if (context.idp_client_secret !== undefined) flags.push('--idp-client-secret', context.idp_client_secret);
 }
 
+// --- authorization extensions (mcpauth) ---
+// Workload identity federation (auth/wif-jwt-bearer): the workload's JWT for the JWT bearer grant.
+if (context.valid_jwt !== undefined) flags.push('--assertion', context.valid_jwt);
+// --- end of the authorization extensions ---
+
 const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), XDG_CACHE_HOME: join(home, 'cache'), NO_COLOR: '1' };
 const run = (args) => spawnSync(process.execPath, [cli, 'mcp', serverUrl, ...args, ...flags, '--token-store', 'file'], { env, stdio: 'inherit' }).status ?? 1;
 let code;

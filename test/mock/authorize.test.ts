@@ -75,7 +75,6 @@ describe('GET /authorize: errors redirect with error, error_description, state a
     ['missing response_type', { response_type: undefined }, 'invalid_request', /response_type/],
     ['response_mode fragment', { response_mode: 'fragment' }, 'invalid_request', /response_mode/],
     ['missing state', { state: undefined }, 'invalid_request', /state/],
-    ['missing scope', { scope: undefined }, 'invalid_scope', /scope is missing/],
     ['unknown scope', { scope: 'photo admin' }, 'invalid_scope', /'admin'/],
     ['public client without code_challenge', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request', /must use PKCE/],
     ['method without challenge', { code_challenge: undefined }, 'invalid_request', /without a code_challenge/],

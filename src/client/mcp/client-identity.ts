@@ -4,6 +4,7 @@ import type { Renderer } from '../../output/render.js';
 import type { Env } from '../../store/paths.js';
 import { readRegistration, saveRegistration } from '../../store/registrations.js';
 import type { HttpClient } from '../http.js';
+import { usableKeptRegistration } from '../kept-registration.js';
 import { registerClient, sameRedirect, storedRegistration, type ClientRegistrationRequest } from '../registration.js';
 
 const SPEC = 'MCP authorization 2025-11-25, Client Registration Approaches';
@@ -51,8 +52,9 @@ export async function chooseClientIdentity(input: IdentityInput): Promise<McpCli
     }
     renderer.info('the server does not announce client_id_metadata_document_supported: --client-metadata-url is not used');
   }
-  const kept = await readRegistration(input.env, input.issuer);
-  if (kept && kept.redirect_uris.some((u) => sameRedirect(u, input.redirectUri))) {
+  const found = await readRegistration(input.env, input.issuer);
+  const kept = found && found.redirect_uris.some((u) => sameRedirect(u, input.redirectUri)) ? await usableKeptRegistration(input.http, input.env, found, renderer) : undefined;
+  if (kept) {
     renderer.info(`the client ${kept.client_id} registered at ${input.issuer} before (oauthctl register --delete --issuer ${input.issuer} removes it)`);
     return { clientId: kept.client_id, clientSecret: kept.client_secret, authMethod: kept.token_endpoint_auth_method, how: 'kept-registration' };
   }

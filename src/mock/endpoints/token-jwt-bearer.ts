@@ -8,6 +8,7 @@ import { knownResources } from '../core/tokens/resources.js';
 import { sendServiceToken } from '../core/tokens/service-token.js';
 import type { TokenBinding } from '../core/tokens/token-binding.js';
 import type { IdentityProvider } from '../mcp/config.js';
+import { handleWorkloadAssertion, workloadIssuerOf } from './token-workload.js';
 
 /** ID-JAG ids remembered until they expire, per issuer: a replayed one is refused (RFC 7523 section 3, item 7). */
 const MAX_REMEMBERED = 10_000;
@@ -30,6 +31,15 @@ async function keysOf(state: MockState, idp: IdentityProvider): Promise<{ issuer
   let remote = remoteKeys.get(idp);
   if (!remote) remoteKeys.set(idp, (remote = createRemoteJWKSet(new URL(idp.jwksUri!), { timeoutDuration: 3000 })));
   return { issuer: idp.issuer, keys: remote };
+}
+
+/** The assertion's `iss`, unverified: only to choose whose keys check it. */
+function peekIssuer(assertion: string): unknown {
+  try {
+    return decodeJwt(assertion).iss;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The trusted identity provider that issued this assertion (its `iss`, read before the signature is checked). */
@@ -59,8 +69,19 @@ export async function handleJwtBearerGrant(ex: Exchange, client: MockClient, val
   const assertion = values.get('assertion');
   if (!assertion) return sendOAuthError(ex, 400, 'invalid_request', 'assertion is required (RFC 7523 section 2.1)');
   const { state } = ex;
+  // A workload's own JWT (workload identity federation), from an issuer of config workload_issuers.
+  const workload = await workloadIssuerOf(state, peekIssuer(assertion));
+  if (workload) return handleWorkloadAssertion(ex, client, values, binding, assertion, workload);
   const idp = await issuerOf(state, assertion);
-  if (!idp) return sendOAuthError(ex, 400, 'invalid_grant', "the assertion's issuer is not an identity provider this server trusts (config mcp.identity_providers)");
+  if (!idp) {
+    const iss = peekIssuer(assertion);
+    return sendOAuthError(
+      ex,
+      400,
+      'invalid_grant',
+      `the assertion's issuer ${typeof iss === 'string' ? q(iss) : '(none)'} is not trusted: list a workload's issuer under "workload_issuers", an ID-JAG's under "mcp.identity_providers" in the mock's --config (RFC 7523 section 3)`,
+    );
+  }
   let claims: Record<string, unknown>;
   try {
     ({ payload: claims } = await jwtVerify(assertion, idp.keys, {

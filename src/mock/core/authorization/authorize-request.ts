@@ -70,10 +70,13 @@ export function checkAuthorizationRequest(values: Map<string, string>, duplicate
   if (state === undefined) return fail('invalid_request', 'state is missing; send a fresh unguessable value with every request (RFC 6749 section 10.12)');
 
   const scopeParam = values.get('scope');
-  if (!scopeParam) return fail('invalid_scope', `scope is missing; request one or more of: ${[...client.scopes].join(' ')}`);
-  const scopes = parseScope(scopeParam);
+  // RFC 6749 section 3.3: without scope, the client's default_scopes, or invalid_scope when it has none.
+  if (!scopeParam && client.defaultScopes.length === 0) {
+    return fail('invalid_scope', `scope is missing and client ${client.clientId} has no default_scopes; request one or more of: ${[...client.scopes].join(' ')} (RFC 6749 section 3.3)`);
+  }
+  const scopes = scopeParam ? parseScope(scopeParam) : [...client.defaultScopes];
   const unknown = scopes.filter((s) => !config.scopes.has(s));
-  if (unknown.length > 0) return fail('invalid_scope', `unknown scope ${unknown.map(q).join(', ')}`);
+  if (unknown.length > 0) return fail('invalid_scope', `unknown scope ${unknown.map(q).join(', ')}: list it under "scopes" in the mock's --config (RFC 6749 section 3.3)`);
   const notAllowed = scopes.filter((s) => !client.scopes.has(s));
   if (notAllowed.length > 0) return fail('invalid_scope', `client ${client.clientId} may not request scope ${notAllowed.map(q).join(', ')}`);
 

@@ -26,6 +26,8 @@ export interface MockClientInput {
   /** Required when grant_types has authorization_code (the default). */
   redirect_uris?: string[];
   scopes?: string[];
+  /** Granted when an authorization request omits scope (RFC 6749 section 3.3); [] refuses it with invalid_scope. */
+  default_scopes?: string[];
   require_pkce?: boolean;
   allow_plain_pkce?: boolean;
   consent?: boolean;
@@ -59,6 +61,8 @@ export interface MockClient extends SecurityClientFields, LogoutClientFields, Ci
   clientName: string;
   redirectUris: string[];
   scopes: ReadonlySet<string>;
+  /** What a request without scope gets (RFC 6749 section 3.3); empty: such a request is refused with invalid_scope. */
+  defaultScopes: readonly string[];
   requirePkce: boolean;
   allowPlainPkce: boolean;
   consent: boolean;
@@ -97,6 +101,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
       'client_name',
       'redirect_uris',
       'scopes',
+      'default_scopes',
       'require_pkce',
       'allow_plain_pkce',
       'consent',
@@ -164,6 +169,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
       if (typeof s !== 'string' || !scopes.has(s)) bad(`scopes[${j}]`, `must be one of the configured scopes (${[...scopes.keys()].join(', ')})`);
       else allowed.add(s);
     });
+  const defaultScopes = validateDefaultScopes(c.default_scopes, allowed, bad);
   for (const flag of ['require_pkce', 'allow_plain_pkce', 'consent'] as const) {
     if (c[flag] !== undefined && typeof c[flag] !== 'boolean') bad(flag, 'must be true or false');
   }
@@ -175,6 +181,7 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
     clientName: typeof c.client_name === 'string' ? c.client_name : clientId,
     redirectUris,
     scopes: allowed,
+    defaultScopes,
     requirePkce: typeof c.require_pkce === 'boolean' ? c.require_pkce : method === 'none',
     allowPlainPkce: c.allow_plain_pkce === true,
     consent: c.consent !== false,
@@ -186,6 +193,27 @@ export function validateClient(c: unknown, field: string, scopes: ReadonlyMap<st
     ...logout,
     ...ciba,
   });
+}
+
+/** Scopes a request without scope never gets by default: an ID token and a refresh token are asked for by name. */
+const NOT_BY_DEFAULT = new Set(['openid', 'offline_access']);
+
+/**
+ * RFC 6749 section 3.3: a request that omits scope gets a pre-defined default or fails with invalid_scope.
+ * Unset: every scope the client may ask for but openid and offline_access; [] keeps invalid_scope.
+ */
+function validateDefaultScopes(value: unknown, allowed: ReadonlySet<string>, bad: (f: string, m: string) => void): string[] {
+  if (value === undefined) return [...allowed].filter((s) => !NOT_BY_DEFAULT.has(s));
+  if (!Array.isArray(value)) {
+    bad('default_scopes', 'must be an array of scope names ([] refuses a request without scope)');
+    return [];
+  }
+  const out: string[] = [];
+  value.forEach((s, j) => {
+    if (typeof s !== 'string' || !allowed.has(s)) bad(`default_scopes[${j}]`, `must be one of the client's scopes (${[...allowed].join(', ')})`);
+    else if (!out.includes(s)) out.push(s);
+  });
+  return out;
 }
 
 /** The one rule of src/oauth/redirect-uri.ts, and: ASCII only, as it goes out in a Location header as written (RFC 9110 section 5.5). */

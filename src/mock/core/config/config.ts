@@ -12,6 +12,7 @@ import { LOGOUT_TOP_KEYS, validateLogoutTop } from './config-logout.js';
 import { validateMcpConfig, type McpConfig } from '../../mcp/config.js';
 import { applyFapi2, FAPI_TOP_KEYS, validateFapiTop, type FapiConfig } from './config-fapi.js';
 import { isFapi2SigningAlg } from '../../../oauth/fapi2.js';
+import { validateWorkloadIssuers, type WorkloadIssuer } from './config-workload.js';
 
 // The clients' part lives in config-client.ts; what other modules import from here stays here.
 export { GRANT_TYPES, validateClient, type GrantType, type MockClient, type MockClientInput, type TokenEndpointAuthMethod } from './config-client.js';
@@ -65,6 +66,8 @@ export interface MockConfigInput {
   keep_consent_after_logout?: boolean;
   /** The MCP endpoint `{base_url}/mcp` (src/mock/mcp/config.ts): top level only. */
   mcp?: Record<string, unknown>;
+  /** Workload identity issuers trusted for the JWT bearer grant: [{"issuer", "jwks" | "jwks_uri"}]. */
+  workload_issuers?: { issuer: string; jwks?: { keys: Record<string, unknown>[] }; jwks_uri?: string }[];
   /** More issuers in the same process, each at `{root}/{name}` with its own clients, users and keys. */
   issuers?: Record<string, Omit<MockConfigInput, 'issuers'>>;
   [comment: `//${string}`]: unknown;
@@ -105,6 +108,8 @@ export interface MockConfig extends SecurityConfig, ResourceSideConfig, FapiConf
   issuers: ReadonlyMap<string, MockConfig>;
   /** The MCP endpoint's behaviour (config mcp). */
   mcp: McpConfig;
+  /** The workload identity issuers the JWT bearer grant trusts (config workload_issuers, config-workload.ts). */
+  workloadIssuers: WorkloadIssuer[];
 }
 
 /** An issuer name: one path segment. */
@@ -178,7 +183,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   const topKeys = nested ? SECURITY_TOP_KEYS.filter((k) => k !== 'tls_client_auth_ca') : [...SECURITY_TOP_KEYS, ...RESOURCE_TOP_KEYS, ...OUTBOUND_TOP_KEYS, 'issuers', 'mcp'];
   unknownKeys(
     input,
-    ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
+    ['clients', 'users', 'scopes', 'lifetimes', 'signing_alg', 'access_token_format', 'device_code_lifetime', 'device_interval', 'workload_issuers', ...LOGOUT_TOP_KEYS, ...FAPI_TOP_KEYS, ...topKeys],
     '',
     fail,
   );
@@ -200,6 +205,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
       }
   }
 
+  const workloadIssuers = validateWorkloadIssuers(input.workload_issuers, fail, [...issuers.keys()]);
   const scopes = new Map<string, MockScope>();
   if (input.scopes === undefined) for (const s of DEFAULT_SCOPES) scopes.set(s.name, s);
   else if (!Array.isArray(input.scopes)) fail('scopes', 'must be an array of scope names or {"name","description"} objects');
@@ -269,7 +275,7 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   // A named issuer's calls go out from the same server: the top level's policy.
   for (const sub of issuers.values()) sub.outbound = outbound.outbound;
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, ...fapi, ...outbound } };
+  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, workloadIssuers, ...fapi, ...outbound } };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */

@@ -16,7 +16,12 @@ export function requestedResources(values: Map<string, string>, state: MockState
   for (const resource of resources) {
     const problem = resourceProblem(resource);
     if (problem) return { ok: false, description: `resource ${q(resource)} ${problem}` };
-    if (!known.includes(resource)) return { ok: false, description: `resource ${q(resource)} is not a resource this server knows (known: ${known.join(' ')})` };
+    if (!known.includes(resource)) {
+      return {
+        ok: false,
+        description: `resource ${q(resource)} is not a resource this server knows (known: ${known.join(' ')}); list it under "resources" in the mock's --config (RFC 8707 section 2)`,
+      };
+    }
   }
   return { ok: true, resources: [...new Set(resources)] };
 }

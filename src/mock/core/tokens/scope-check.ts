@@ -11,7 +11,7 @@ export function checkRequestedScope(ex: Exchange, client: MockClient, requested:
   if (requested === undefined) return [...fallback];
   const scopes = parseScope(requested);
   const unknown = scopes.filter((s) => !ex.state.config.scopes.has(s));
-  if (unknown.length > 0) return void sendOAuthError(ex, 400, 'invalid_scope', `unknown scope ${unknown.map(q).join(', ')}`);
+  if (unknown.length > 0) return void sendOAuthError(ex, 400, 'invalid_scope', `unknown scope ${unknown.map(q).join(', ')}: list it under "scopes" in the mock's --config (RFC 6749 section 3.3)`);
   const notAllowed = scopes.filter((s) => !client.scopes.has(s));
   if (notAllowed.length > 0) return void sendOAuthError(ex, 400, 'invalid_scope', `client ${client.clientId} may not request scope ${notAllowed.map(q).join(', ')}`);
   return scopes;
