@@ -136,4 +136,61 @@ describe.skipIf(!haveTmux)('login --step on a terminal (tmux)', () => {
     expect(handoff._oauthctl.edited).toEqual(['query scope: "openid photo" -> "openid"']);
     expect(handoff.comment).toMatch(/^edited by the user before it was sent \(--step\)/);
   }, 120_000);
+
+  it('refuses an edited redirect_uri no listener can receive, in one line, and asks again; Enter then sends it as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauthctl-step-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const mock: MockServer = await createMockServer({});
+    cleanups.push(() => mock.close());
+    const env = Object.entries(cliEnv())
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(' ');
+    const argv = ['login', '--issuer', mock.issuer, '--client-id', 'photo-cli', '--scope', 'openid', '--headless', '--username', 'alice', '--password', 'wonderland', '--step', '--json'];
+    const script = join(dir, 'run.sh');
+    writeFileSync(
+      script,
+      `env -i ${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${argv.map((a) => JSON.stringify(a)).join(' ')} > ${join(dir, 'out.json')}\necho $? > ${join(dir, 'code')}\nexec sleep 3600\n`,
+    );
+    const term = new Terminal();
+    cleanups.push(() => term.close());
+    term.start(script);
+
+    const refusal =
+      'warning: redirect_uri "https://app.example/callback" was not sent: oauthctl can receive a redirect only at a loopback http URI (RFC 8252 section 7.3), such as http://127.0.0.1:PORT/path';
+    let answered = 0;
+    let edited = false;
+    const done = () => existsSync(join(dir, 'code'));
+    while (!done()) {
+      const screen = await until('the next stop, or the end', () => {
+        const s = term.screen();
+        return count(s, PROMPT) > answered || done() ? s : undefined;
+      });
+      if (done()) break;
+      const title = [...screen.matchAll(/==> Waiting for you: (.*)/g)].pop()?.[1] ?? '';
+      answered = count(screen, PROMPT);
+      if (!edited && title.startsWith('authorization request')) {
+        edited = true;
+        term.keys('e', 'Enter');
+        await until('the name question', () => term.screen().includes('parameter name:') || undefined);
+        term.keys('redirect_uri', 'Enter');
+        await until('the value question', () => term.screen().includes('new value of redirect_uri (empty removes it):') || undefined);
+        term.keys('https://app.example/callback', 'Enter');
+        await until('the edited request', () => count(term.screen(), PROMPT) > answered || undefined);
+        answered = count(term.screen(), PROMPT);
+        // Sent as edited: refused, one line, and the request asked about again as it was.
+        term.keys('Enter');
+        await until('the request asked again', () => count(term.screen(), PROMPT) > answered || undefined);
+        const again = term.screen();
+        answered = count(again, PROMPT);
+        expect(again).toContain(refusal);
+        expect(again.split(refusal).pop()).toMatch(/==> Waiting for you: authorization request[\s\S]*query {2}redirect_uri=http:\/\/127\.0\.0\.1:\d+\/callback\n/);
+      }
+      term.keys('Enter');
+    }
+    const screen = term.screen();
+    expect(readFileSync(join(dir, 'code'), 'utf8').trim(), screen).toBe('0');
+    expect(edited).toBe(true);
+    expect(count(screen, refusal)).toBe(1);
+    expect(screen).not.toContain('you changed the authorization request');
+  }, 120_000);
 });

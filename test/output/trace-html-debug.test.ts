@@ -2,6 +2,7 @@
 // flow): the client and the redirect URI on each arrow, a server's HTML page drawn safely beside its
 // source, exchanges numbered 1 to N as the count says, the listener's own answers named as oauthctl's.
 import { describe, expect, it } from 'vitest';
+import { checkTrace } from '../../src/audit/trace-check.js';
 import type { TraceEntry, TraceFile } from '../../src/output/har-read.js';
 import { paramLines } from '../../src/output/sequence-svg.js';
 import { renderTraceFlow } from '../../src/output/trace-html.js';
@@ -70,6 +71,16 @@ describe('the trace page for a person debugging a redirect', () => {
     // The first failure links the number it shows.
     const failing: TraceFile = { ...login, entries: [...login.entries, entry({ step: 'userinfo', url: `${AS}/userinfo`, status: 401 })] };
     expect(renderTraceFlow(failing)).toContain('at <a href="#x6">exchange 6, userinfo</a>: HTTP 401');
+  });
+
+  it('trace --check names an exchange by the number the page shows', () => {
+    const moved = login.entries.map((e) =>
+      e.step === 'token' ? { ...e, requestBody: `grant_type=authorization_code&client_id=photo-cli&redirect_uri=${encodeURIComponent('http://127.0.0.1:1/cb')}` } : e,
+    );
+    const findings = checkTrace({ ...login, entries: moved });
+    // The token request is the fifth exchange drawn (the sixth entry of the file).
+    expect(findings.find((f) => f.id === 'redirect-uri-changed')?.exchange).toBe(5);
+    expect(summaries(renderTraceFlow({ ...login, entries: moved }))[4]).toMatch(/^5\. client to authorization server: POST \/token/);
   });
 
   it("lists an audit probe's exchanges by the numbers shown", () => {
