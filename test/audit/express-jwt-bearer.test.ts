@@ -5,7 +5,7 @@
 // passes (exit 0). All real HTTP on loopback, the servers started once.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type RequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,21 +29,23 @@ interface Api {
  */
 async function expressApi(variant: Variant): Promise<Api> {
   const app = express();
-  let protect: express.Handler[] = [];
+  const router = express.Router();
+  app.use(router);
+  let protect: RequestHandler[] = [];
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `${origin}/api`;
   const metadataUrl = `${origin}/.well-known/oauth-protected-resource/api`;
   let issuerUrl = '';
-  app.get('/.well-known/oauth-protected-resource/api', (_req, res) => void res.json({ resource: url, authorization_servers: [issuerUrl], scopes_supported: ['photo'] }));
-  app.get('/api', (req, res, next) => {
+  router.get('/.well-known/oauth-protected-resource/api', (_req: Request, res: Response) => void res.json({ resource: url, authorization_servers: [issuerUrl], scopes_supported: ['photo'] }));
+  router.get('/api', (req: Request, res: Response, next: NextFunction) => {
     const chain = [...protect];
     const step = (err?: unknown): void => {
       if (err !== undefined) return next(err);
       const handler = chain.shift();
       if (handler) return void handler(req, res, step);
-      res.json({ sub: req.auth?.payload.sub });
+      res.json({ sub: (req as unknown as { auth?: { payload: { sub?: string } } }).auth?.payload.sub });
     };
     step();
   });

@@ -12,7 +12,7 @@ export const mcpOfflineAccessProbe: AuditProbe = {
   title: 'offline_access is not demanded in the challenge or the resource metadata',
   rfc: 'MCP 2026-07-28 authorization (SEP-2207)',
   category: 'mcp',
-  threat: 'SEP-2207 (clients pushed to ask for refresh tokens an authorization server may not offer)',
+  threat: 'SEP-2207 (clients pushed to ask for refresh tokens an authorization server may not offer; RFC 6749 §6)',
   remedy: "leave offline_access out of the WWW-Authenticate scope and the protected resource metadata's scopes_supported",
   async run(ctx) {
     const res = await mcpInitialize(ctx, resourceUrl(ctx));

@@ -15,7 +15,7 @@ export const mcpOriginProbe: AuditProbe = {
   title: 'a request from a foreign Origin is refused with 403',
   rfc: 'MCP 2025-11-25 basic/transports (security warning)',
   category: 'mcp',
-  threat: 'MCP basic/transports: DNS rebinding (a web page talking to an MCP server it should not reach)',
+  threat: 'MCP basic/transports: DNS rebinding (a web page talking to an MCP server it should not reach; RFC 6454 origins)',
   remedy: 'check the Origin header of every request against the origins you serve; answer 403 to any other',
   needsFlow: true,
   async run(ctx) {

@@ -57,7 +57,7 @@ export const mcpStandardHeadersProbe: AuditProbe = {
   title: 'Mcp-Method that disagrees with the body is refused (2026-07-28)',
   rfc: 'MCP 2026-07-28 basic/transports (standard headers, SEP-2243)',
   category: 'mcp',
-  threat: 'SEP-2243 (a gateway that authorizes by the headers while the server acts on the body)',
+  threat: 'SEP-2243 (a gateway that authorizes by the headers while the server acts on the body; RFC 9110 §5)',
   remedy: 'validate MCP-Protocol-Version, Mcp-Method and Mcp-Name against the JSON-RPC body; answer 400 when they disagree',
   needsFlow: true,
   async run(ctx) {
