@@ -99,7 +99,9 @@ export function createSocketTransport(options: {
       function onData(data: Buffer): void {
         try {
           const res = reader.push(data);
-          if (res !== undefined) finish(res);
+          if (res !== undefined) return finish(res);
+          const sofar = req.enough === undefined ? undefined : reader.partial();
+          if (sofar !== undefined && req.enough!(sofar.status, sofar.headers, sofar.body)) finish(sofar);
         } catch (err) {
           fail(err);
         }

@@ -10,6 +10,11 @@ export interface TransportRequest {
   /** Stops the request at any point, the body included (the client's deadline, or the caller's signal). */
   abort: RequestAbort;
   maxBytes: number;
+  /**
+   * Asked after each piece of the body (the body so far): true ends the response there, the
+   * connection closed (a stream whose answer has come, kept open by the server).
+   */
+  enough?: ((status: number, headers: Record<string, string>, body: Buffer) => boolean) | undefined;
 }
 
 export interface TransportResponse {

@@ -41,6 +41,13 @@ export function createUndiciTransport(options: { insecure?: boolean | undefined;
         throw new ResponseTooLarge(req.maxBytes);
       }
       chunks.push(chunk as Buffer);
+      if (req.enough !== undefined) {
+        const headers = flattenHeaders(res.headers);
+        if (req.enough(res.statusCode, headers, Buffer.concat(chunks))) {
+          res.body.destroy();
+          return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+        }
+      }
     }
     return { status: res.statusCode, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') };
   }

@@ -101,6 +101,11 @@ export class ResponseReader {
     throw Object.assign(new Error(this.started ? 'the server closed the connection mid-response' : 'socket hang up'), { code: 'ECONNRESET' });
   }
 
+  /** The response as read so far, once its head has come: for a caller that stops reading before the end. */
+  partial(): ReadResponse | undefined {
+    return this.head === undefined ? undefined : { status: this.head.status, headers: this.head.headers, body: this.body.subarray(0, this.bodyBytes), keepAlive: false };
+  }
+
   /** Bytes after the response (a server that sent more than it framed). */
   get leftover(): number {
     return this.buffered.length;
