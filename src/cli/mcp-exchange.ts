@@ -81,7 +81,9 @@ async function modern(method: string, params: Record<string, unknown> | undefine
     if (found instanceof Legacy || typeof found === 'number') return found;
     first = false;
     if ('invalid' in found) {
-      ctx.io.stderr.write(`oauthctl: the MCP server declares the tool ${escapeLogValue(name.slice(0, 100))} with an invalid x-mcp-header (${escapeLogValue(found.invalid)}): not called (2026-07-28 server/tools, x-mcp-header)\n`);
+      ctx.io.stderr.write(
+        `oauthctl: the MCP server declares the tool ${escapeLogValue(name.slice(0, 100))} with an invalid x-mcp-header (${escapeLogValue(found.invalid)}): not called (2026-07-28 server/tools, x-mcp-header)\n`,
+      );
       return 1;
     }
     headers = paramHeaders(found.params, params?.arguments);
@@ -138,7 +140,8 @@ async function modernRequest(
         continue;
       }
       const older = MCP_SUPPORTED_VERSIONS.find((v) => supported.includes(v));
-      if (older !== undefined && options.mcpVersion === undefined) return new Legacy(`the server answered UnsupportedProtocolVersionError naming ${supported.slice(0, 5).join(', ').slice(0, 100)}`, older);
+      if (older !== undefined && options.mcpVersion === undefined)
+        return new Legacy(`the server answered UnsupportedProtocolVersionError naming ${supported.slice(0, 5).join(', ').slice(0, 100)}`, older);
       throw new FlowError(
         `the MCP server does not speak ${MCP_MODERN_VERSION}: it speaks ${escapeLogValue(supported.slice(0, 10).join(', ').slice(0, 200)) || 'no revision it names'}`,
         options.mcpVersion === undefined ? 'oauthctl speaks none of them' : `leave --mcp-version out, or give one of them`,
@@ -146,7 +149,8 @@ async function modernRequest(
     }
     const modernError = error !== undefined && (error.code === HEADER_MISMATCH || error.code === MISSING_REQUIRED_CLIENT_CAPABILITY || (answer.status === 404 && error.code === -32601));
     // Backward Compatibility: a 4xx without a recognized 2026-07-28 error to the first request is a server of an earlier revision.
-    if (first && options.mcpVersion === undefined && [400, 404, 405].includes(answer.status) && !modernError) return new Legacy(`HTTP ${answer.status} to a ${MCP_MODERN_VERSION} request without a ${MCP_MODERN_VERSION} error`);
+    if (first && options.mcpVersion === undefined && [400, 404, 405].includes(answer.status) && !modernError)
+      return new Legacy(`HTTP ${answer.status} to a ${MCP_MODERN_VERSION} request without a ${MCP_MODERN_VERSION} error`);
     throw httpFailure(method, answer, options.verbose);
   }
 }
@@ -200,14 +204,22 @@ async function legacy(method: string, params: Record<string, unknown> | undefine
   let opened = await open();
   if (opened === 'ended') opened = await open();
   if (typeof opened === 'number') return opened;
-  renderer.step(`MCP ${method}`);
-  let sent = await send(method, () => session.request(method, params));
-  if (ended(sent, method)) {
-    // The server refused the request for its session, before running it: sent again in the new one.
-    const again = await open();
-    if (typeof again === 'number') return again;
+  // Given an answer to an elicitation, the server's GET stream is listened to as well during the call: a
+  // server may send its elicitation there rather than on the call's own stream (basic/transports).
+  const listening = options.input?.['elicitation/create'] !== undefined ? await session.listen() : undefined;
+  let sent: McpAnswer;
+  try {
     renderer.step(`MCP ${method}`);
     sent = await send(method, () => session.request(method, params));
+    if (ended(sent, method)) {
+      // The server refused the request for its session, before running it: sent again in the new one.
+      const again = await open();
+      if (typeof again === 'number') return again;
+      renderer.step(`MCP ${method}`);
+      sent = await send(method, () => session.request(method, params));
+    }
+  } finally {
+    listening?.stop();
   }
   if (sent.response === undefined) throw httpFailure(method, sent, options.verbose);
   if (sent.response.error !== undefined) return failed(io, method, sent.response.error);

@@ -85,7 +85,10 @@ export async function runMcp(url: string, method: string, name: string | undefin
 /** --mcp-version: one of the revisions oauthctl speaks. */
 function parseMcpVersion(value: string | undefined): string | undefined {
   if (value === undefined || MCP_VERSIONS.includes(value)) return value;
-  throw new UsageError(`--mcp-version ${JSON.stringify(value.slice(0, 40))} is not a revision oauthctl speaks`, `give one of ${MCP_VERSIONS.join(', ')}, or leave it out to speak the newest the server speaks`);
+  throw new UsageError(
+    `--mcp-version ${JSON.stringify(value.slice(0, 40))} is not a revision oauthctl speaks`,
+    `give one of ${MCP_VERSIONS.join(', ')}, or leave it out to speak the newest the server speaks`,
+  );
 }
 
 /** The authorization of every MCP request: the token of the moment, as Bearer (RFC 6750 section 2.1). */

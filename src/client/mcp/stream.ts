@@ -179,3 +179,49 @@ class StreamReading {
     );
   }
 }
+
+/**
+ * The earlier revisions' stream of the server's own messages (2025-11-25 basic/transports, Listening for
+ * Messages from the Server): a GET whose events may carry requests unrelated to any POST (an
+ * elicitation a server sends outside the call's stream), each answered with a POST. `ready` settles
+ * once the server has answered the GET (a 405 included: then it has no such stream); `stop` closes it.
+ */
+export function listenForRequests(
+  http: HttpClient,
+  url: string,
+  headers: Record<string, string>,
+  onServerRequest: ServerRequestHandler,
+  reply: (message: object) => Promise<HttpResponse>,
+): { ready: Promise<void>; stop(): void } {
+  const abort = new AbortController();
+  const parser = new SseParser();
+  let handled = 0;
+  let opened!: () => void;
+  const ready = new Promise<void>((resolve) => (opened = resolve));
+  const enough = (status: number, answered: Record<string, string>, body: Buffer): boolean => {
+    opened();
+    if (status !== 200 || !/^text\/event-stream/i.test(answered['content-type'] ?? '')) return true;
+    try {
+      for (const { data } of parser.feed(body)) {
+        if (data.trim() === '') continue;
+        for (const m of parseMcpMessages('application/json', data)) {
+          if (!isJsonObject(m) || typeof m.method !== 'string' || m.id === undefined || ++handled > MAX_SERVER_REQUESTS) continue;
+          const id = m.id as JsonRpcId;
+          void onServerRequest({ method: m.method, params: isJsonObject(m.params) ? m.params : {} })
+            .then((outcome) => reply({ jsonrpc: '2.0', id, ...outcome }))
+            .catch(() => abort.abort());
+        }
+      }
+    } catch {
+      return true;
+    }
+    return false;
+  };
+  const get = { ...headers, accept: 'text/event-stream' } as Record<string, string>;
+  delete get['content-type'];
+  http
+    .request(url, { method: 'GET', headers: get, enough, signal: abort.signal })
+    .catch(() => undefined)
+    .finally(opened);
+  return { ready, stop: () => abort.abort() };
+}

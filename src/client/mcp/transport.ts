@@ -12,7 +12,7 @@ import {
   type JsonRpcResponse,
 } from '../../oauth/mcp-jsonrpc.js';
 import type { HttpClient } from '../http.js';
-import { readAnswer, type ServerRequestHandler } from './stream.js';
+import { listenForRequests, readAnswer, type ServerRequestHandler } from './stream.js';
 
 /**
  * The one place every MCP HTTP request gets its authorization: the headers to add (today
@@ -109,6 +109,18 @@ export class McpSession {
     return answer;
   }
 
+  /**
+   * The earlier revisions: listen on the session's GET stream for the server's requests (an elicitation
+   * sent outside the call's own stream), answered by onServerRequest; resolves once the server has answered the GET.
+   */
+  async listen(): Promise<{ stop(): void }> {
+    if (this.modern || this.onServerRequest === undefined) return { stop: () => undefined };
+    const headers = { ...(await this.baseHeaders()), ...(await this.authorization.headers('GET', this.url)) };
+    const listening = listenForRequests(this.http, this.url, headers, this.onServerRequest, (message) => this.postMessage(message));
+    await listening.ready;
+    return listening;
+  }
+
   /** A notification: the server answers 202 Accepted with no body (basic/transports). */
   async notify(method: string): Promise<McpAnswer> {
     const res = await this.postMessage(jsonRpcRequest(method, undefined));
@@ -140,7 +152,12 @@ export class McpSession {
 
   /** basic/index, _meta: the version, the client's capabilities and who it is, on every 2026-07-28 request. */
   private withMeta(params: Record<string, unknown> | undefined): Record<string, unknown> {
-    const meta = { ...(params?._meta as Record<string, unknown> | undefined), [META_PROTOCOL_VERSION]: this.protocolVersion, [META_CLIENT_CAPABILITIES]: CLIENT_CAPABILITIES, [META_CLIENT_INFO]: CLIENT_INFO };
+    const meta = {
+      ...(params?._meta as Record<string, unknown> | undefined),
+      [META_PROTOCOL_VERSION]: this.protocolVersion,
+      [META_CLIENT_CAPABILITIES]: CLIENT_CAPABILITIES,
+      [META_CLIENT_INFO]: CLIENT_INFO,
+    };
     return { ...params, _meta: meta };
   }
 
