@@ -1,9 +1,19 @@
 import { FlowError } from '../../errors.js';
 import { isJsonObject, jsonNestsDeeperThan } from '../../oauth/json.js';
-import { findResponse, MAX_SSE_MESSAGES, McpFramingError, parseMcpMessages, type JsonRpcError, type JsonRpcId } from '../../oauth/mcp-jsonrpc.js';
+import { findResponse, MAX_SSE_MESSAGES, McpFramingError, parseMcpMessages, type JsonRpcError, type JsonRpcId, type JsonRpcResponse } from '../../oauth/mcp-jsonrpc.js';
 import { SseParser } from '../../oauth/mcp-sse.js';
 import type { HttpClient, HttpResponse } from '../http.js';
-import type { McpAnswer } from './transport.js';
+
+/** An HTTP answer to one POST: the JSON-RPC response in it when it was a success (2xx), the error in the body of a failure. */
+export interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  response?: JsonRpcResponse;
+  /** A failure's body, for its text (bounded). */
+  body?: string;
+  /** A failure's JSON-RPC error, when its body is one. */
+  error?: JsonRpcError;
+}
 
 /** A request of the server's on an answer's stream (the earlier revisions' elicitation/create), answered with a result or an error. */
 export type ServerRequestHandler = (request: { method: string; params: Record<string, unknown> }) => Promise<{ result: unknown } | { error: JsonRpcError }>;
@@ -106,14 +116,16 @@ class StreamReading {
 
   /** The request, its failure replaced by what stopped the reading (a framing error, a refused input). */
   async run(send: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    let res: HttpResponse;
     try {
-      return await send();
+      res = await send();
     } catch (err) {
-      throw this.failed ?? err;
-    } finally {
       await Promise.allSettled(this.replies);
-      if (this.failed !== undefined) throw this.failed;
+      throw this.failed ?? err;
     }
+    await Promise.allSettled(this.replies);
+    if (this.failed !== undefined) throw this.failed;
+    return res;
   }
 
   restart(): void {

@@ -1,18 +1,8 @@
 import { FlowError } from '../../errors.js';
 import { standardHeaders } from '../../oauth/mcp-headers.js';
-import {
-  jsonRpcRequest,
-  MCP_ACCEPT,
-  MCP_MODERN_VERSION,
-  MCP_SUPPORTED_VERSIONS,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_PROTOCOL_VERSION,
-  type JsonRpcError,
-  type JsonRpcResponse,
-} from '../../oauth/mcp-jsonrpc.js';
+import { jsonRpcRequest, MCP_ACCEPT, MCP_MODERN_VERSION, MCP_SUPPORTED_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from '../../oauth/mcp-jsonrpc.js';
 import type { HttpClient } from '../http.js';
-import { listenForRequests, readAnswer, type ServerRequestHandler } from './stream.js';
+import { listenForRequests, readAnswer, type McpAnswer, type ServerRequestHandler } from './stream.js';
 
 /**
  * The one place every MCP HTTP request gets its authorization: the headers to add (today
@@ -24,16 +14,7 @@ export interface McpAuthorization {
   answered?(status: number, headers: Record<string, string>): void;
 }
 
-/** An HTTP answer to one POST: the JSON-RPC response in it when it was a success (2xx), the error in the body of a failure. */
-export interface McpAnswer {
-  status: number;
-  headers: Record<string, string>;
-  response?: JsonRpcResponse;
-  /** A failure's body, for its text (bounded). */
-  body?: string;
-  /** A failure's JSON-RPC error, when its body is one. */
-  error?: JsonRpcError;
-}
+export type { McpAnswer } from './stream.js';
 
 const CLIENT_INFO = { name: 'oauthctl', version: '0.1.0' };
 /** What oauthctl can answer: elicitation, from --input or a prompt. */
