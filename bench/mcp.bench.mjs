@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `oauthctl mcp URL tools/list` with a valid cached token against an MCP server made with the MCP SDK
-// (a child process: bench/mcp-server-child.mjs), beside the MCP SDK's own client doing the same with
-// that token (bench/mcp-sdk-client.mjs), and beside the floor: `node -e 0`, and Node doing the three
+// (a child process: bench/mcp-server-child.mjs, 2025-11-25; bench/mcp2-server-child.mjs, the SDK 2.x,
+// 2026-07-28), beside the MCP SDK's own client doing the same with that token (bench/mcp-sdk-client.mjs;
+// bench/mcp2-sdk-client.mjs, the SDK 2.x), and beside the floor: `node -e 0`, and Node doing the three
 // POSTs with node:http alone (bench/mcp-floor.cjs). Medians of interleaved runs:
-// - oauthctl within 0.8x the SDK client;
+// - oauthctl within 0.8x the SDK client, in each revision;
 // - oauthctl within 1.6x of `node -e 0` plus the server's own time (measured by the server itself).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,16 +23,23 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const home = mkdtempSync(join(tmpdir(), 'oauthctl-bench-mcp-'));
 const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
 
-const server = spawn(process.execPath, [join(root, 'bench', 'mcp-server-child.mjs')], { cwd: root, env: { ...env, BENCH_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.setEncoding('utf8').on('data', (d) => {
-    out += d;
-    const m = /^(http:\S+)\n/m.exec(out);
-    if (m) resolve(m[1]);
+/** A server child: its process and the URL it prints. */
+async function startServer(file) {
+  const child = spawn(process.execPath, [join(root, 'bench', file)], { cwd: root, env: { ...env, BENCH_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const at = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      const m = /^(http:\S+)\n/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`the MCP server ${file} exited ${code}`)));
   });
-  server.on('exit', (code) => reject(new Error(`the MCP server exited ${code}`)));
-});
+  return { child, url: at };
+}
+// The SDK 1.x server speaks 2025-11-25; the SDK 2.x one 2026-07-28 (bench/mcp2-server-child.mjs).
+const { child: server, url } = await startServer('mcp-server-child.mjs');
+const { child: server2, url: url2 } = await startServer('mcp2-server-child.mjs');
 const serverMs = async () => (await (await fetch(new URL('/server-ms', url))).json()).ms;
 
 // The login `oauthctl mcp` finds: cached under the resource, as `oauthctl mcp` and `login --protected-resource` keep it.
@@ -39,8 +47,10 @@ const setup = `
 const { openTokenCache, saveTokens } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'store', 'token-cache.js')).href)});
 await saveTokens(openTokenCache(process.env), { resource: process.env.URL }, { access_token: process.env.TOKEN, token_type: 'Bearer', expires_in: 3600 },
   { issuer: 'http://127.0.0.1:9', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'bench', authMethod: 'none', resource: process.env.URL });`;
-const saved = spawnSync(process.execPath, ['--input-type=module', '-e', setup], { env: { ...env, URL: url, TOKEN }, stdio: 'inherit' });
-if (saved.status !== 0) throw new Error('could not cache the bench login');
+for (const at of [url, url2]) {
+  const saved = spawnSync(process.execPath, ['--input-type=module', '-e', setup], { env: { ...env, URL: at, TOKEN }, stdio: 'inherit' });
+  if (saved.status !== 0) throw new Error('could not cache the bench login');
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -70,7 +80,10 @@ const cases = {
   'node -e 0': { args: ['-e', '0'] },
   'node:http, three POSTs (floor)': { args: [join(root, 'bench', 'mcp-floor.cjs'), url, TOKEN] },
   'MCP SDK client, tools/list': { args: [join(root, 'bench', 'mcp-sdk-client.mjs'), url, TOKEN], cwd: root },
-  'oauthctl mcp URL tools/list': { args: [bin, 'mcp', url] },
+  'oauthctl mcp URL tools/list': { args: [bin, 'mcp', url, '--mcp-version', '2025-11-25'] },
+  'oauthctl, falling back (no --mcp-version)': { args: [bin, 'mcp', url] },
+  'MCP SDK 2.x client, 2026-07-28': { args: [join(root, 'bench', 'mcp2-sdk-client.mjs'), url2, TOKEN], cwd: root },
+  'oauthctl mcp URL tools/list, 2026-07-28': { args: [bin, 'mcp', url2] },
 };
 let ok;
 try {
@@ -85,11 +98,14 @@ try {
   const ours = wall('oauthctl mcp URL tools/list');
   const vsSdk = ours / wall('MCP SDK client, tools/list');
   const vsFloor = ours / (wall('node -e 0') + own);
-  ok = vsSdk <= 0.8 && vsFloor <= 1.6;
-  console.log(`  oauthctl / SDK client = ${vsSdk.toFixed(2)}x  ${vsSdk <= 0.8 ? 'within' : 'NOT within'} 0.8x`);
+  const vsSdk2 = wall('oauthctl mcp URL tools/list, 2026-07-28') / wall('MCP SDK 2.x client, 2026-07-28');
+  ok = vsSdk <= 0.8 && vsSdk2 <= 0.8 && vsFloor <= 1.6;
+  console.log(`  oauthctl / SDK client (2025-11-25) = ${vsSdk.toFixed(2)}x  ${vsSdk <= 0.8 ? 'within' : 'NOT within'} 0.8x`);
+  console.log(`  oauthctl / SDK 2.x client (2026-07-28) = ${vsSdk2.toFixed(2)}x  ${vsSdk2 <= 0.8 ? 'within' : 'NOT within'} 0.8x`);
   console.log(`  oauthctl / (node -e 0 + server time) = ${vsFloor.toFixed(2)}x  ${vsFloor <= 1.6 ? 'within' : 'NOT within'} 1.6x`);
 } finally {
   server.kill();
+  server2.kill();
   rmSync(home, { recursive: true, force: true });
 }
 process.exit(ok ? 0 : 1);
