@@ -12,9 +12,9 @@ export interface McpDemoOptions extends CommonOptions {
 
 /**
  * `demo --mcp`: the mock with its MCP endpoint, and `oauthctl mcp URL tools/call whoami --headless`
- * against it: POST initialize and its 401 (MCP 2025-11-25 authorization, RFC 9728 section 5.1), the
+ * against it: the first POST (2026-07-28) and its 401 (MCP 2025-11-25 authorization, RFC 9728 section 5.1), the
  * resource's metadata, the authorization server's, dynamic registration, PKCE with the resource
- * indicator (RFC 8707), the token, initialize with it, and whoami's result on stdout, each step narrated.
+ * indicator (RFC 8707), the token, the request again with it, and whoami's result on stdout, each step narrated.
  */
 export async function runMcpDemo(options: McpDemoOptions, io: IO, renderer: Renderer, user: { username: string; password: string }): Promise<number> {
   const [{ createMockServer }, { runMcp }] = await Promise.all([import('../mock/index.js'), import('./mcp.js')]);

@@ -70,7 +70,7 @@ export function register(program: Command, io: IO): void {
     .option('--headless', 'log in as alice with the built-in user agent instead of a browser (chosen by itself when no browser can be shown)')
     .option('--timeout <SECONDS>', 'give up waiting for the redirect after this many seconds (default 300)', parseInteger('--timeout', 1, 86_400))
     .option('--json', 'print the token response as JSON on stdout (the API response goes to stderr)')
-    .option('--mcp', "the mock's MCP server instead: an MCP client's whole authorization (POST initialize, 401, metadata, registration, login, token), then tools/call whoami");
+    .option('--mcp', "the mock's MCP server instead: an MCP client's whole authorization (the first POST, 401, metadata, registration, login, token), then tools/call whoami");
   addCommonOptions(cmd)
     .addHelpText(
       'after',

@@ -1,38 +1,46 @@
 import { McpSession, type McpAnswer } from '../client/mcp/transport.js';
 import { createHttpClient } from '../client/http.js';
 import { compareResource } from '../oauth/resource-metadata.js';
+import { MCP_VERSIONS } from '../oauth/mcp-jsonrpc.js';
 import { CliError } from '../errors.js';
-import { escapeForStream, escapeLogValue, escapeTerminal } from '../output/escape.js';
+import { escapeTerminal } from '../output/escape.js';
 import { processIO, type IO } from '../output/io.js';
-import { createRenderer, jsonText } from '../output/render.js';
+import { createRenderer } from '../output/render.js';
 import { listCachedTokens, openTokenCache, tokenState } from '../store/token-cache.js';
+import { exchange } from './mcp-exchange.js';
+import { parseInput } from './mcp-input.js';
 import { methodParams } from './mcp-params.js';
 
+/** A 401 or 403: the command line takes over, and authorizes. */
+class NeedsAuthorization extends Error {}
+
 /**
- * `oauthctl mcp URL [METHOD] [NAME] [--arguments A] [--json]` with a valid cached login for the server,
- * in a bundle of its own (dist/oauthctl-mcp.cjs, without commander or the flows): the session runs and
- * the result is printed, as the command line prints it. Anything else (another option, no valid
- * cached login, a DPoP-bound one, an answer that is not a success) answers undefined, having printed
- * nothing on stdout, and bin/oauthctl.js runs the command line, which starts over and authorizes.
- * Returns the exit code when done.
+ * `oauthctl mcp URL [METHOD] [NAME] [--arguments A] [--input I] [--mcp-version V] [--json]` with a valid
+ * cached login for the server, in a bundle of its own (dist/oauthctl-mcp.cjs, without commander or the
+ * flows): the exchange runs (src/cli/mcp-exchange.ts, both revisions) and the result is printed, as the
+ * command line prints it. Anything else (another option, no valid cached login, a DPoP-bound one, a 401
+ * or 403) answers undefined, having printed nothing on stdout, and bin/oauthctl.js runs the command
+ * line, which starts over and authorizes. Returns the exit code when done.
  */
 export async function mcpFromCache(argv: readonly string[], io: IO = processIO()): Promise<number | undefined> {
   if (argv[0] !== 'mcp') return undefined;
   const operands: string[] = [];
-  let args: string | undefined;
+  const valued: Record<string, string | undefined> = { '--arguments': undefined, '--input': undefined, '--mcp-version': undefined };
   let json = false;
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--json') json = true;
-    else if (arg === '--arguments' && args === undefined && argv[i + 1] !== undefined) args = argv[++i];
+    else if (arg in valued && valued[arg] === undefined && argv[i + 1] !== undefined) valued[arg] = argv[++i];
     else if (arg.startsWith('-')) return undefined;
     else operands.push(arg);
   }
   const [url, method = 'tools/list', name, extra] = operands;
-  if (url === undefined || extra !== undefined || !/^https?:\/\//.test(url)) return undefined;
+  const mcpVersion = valued['--mcp-version'];
+  if (url === undefined || extra !== undefined || !/^https?:\/\//.test(url) || (mcpVersion !== undefined && !MCP_VERSIONS.includes(mcpVersion))) return undefined;
   const http = createHttpClient({ env: io.env });
   try {
-    const params = await methodParams(method, name, args);
+    const params = await methodParams(method, name, valued['--arguments']);
+    const input = await parseInput(valued['--input']);
     const cache = openTokenCache(io.env);
     const all = await listCachedTokens(cache);
     // The login kept under the resource itself, as `mcp` and `login --protected-resource` keep it,
@@ -43,38 +51,24 @@ export async function mcpFromCache(argv: readonly string[], io: IO = processIO()
     const entry = found.entry;
     if (tokenState(entry, cache.now()) === 'expired' || (entry.token_type ?? 'Bearer').toLowerCase() !== 'bearer') return undefined;
     const renderer = createRenderer(io);
-    const session = new McpSession(http, url);
+    const session = new McpSession(http, url, { headers: async () => ({ authorization: `Bearer ${entry.access_token}` }) });
     renderer.info(`Using the login cached for ${entry.resource}`);
-    renderer.step('MCP initialize (basic/lifecycle)');
-    renderer.info(`POST ${url}`);
-    const init = await session.initialize(entry.access_token);
-    if (!succeeded(init) || init.response?.error !== undefined) return undefined;
-    renderer.ok(`protocol version ${session.negotiatedVersion}`);
-    if (!succeeded(await session.notify('notifications/initialized', entry.access_token))) return undefined;
-    renderer.step(`MCP ${method}`);
-    let answer: McpAnswer;
+    const send = async (_what: string, call: () => Promise<McpAnswer>): Promise<McpAnswer> => {
+      const answer = await call();
+      if (answer.status === 401 || answer.status === 403) throw new NeedsAuthorization();
+      return answer;
+    };
     try {
-      answer = await session.request(method, params, entry.access_token);
+      return await exchange(method, params, { mcpVersion, input, json }, { session, renderer, io, send });
     } catch (err) {
+      if (!(err instanceof CliError)) throw err;
       // The method may have run (a tool with effects): said here, never sent again by the command line.
-      const hint = err instanceof CliError && err.hint ? ` (${escapeTerminal(err.hint)})` : '';
-      io.stderr.write(`oauthctl: error: ${escapeTerminal((err as Error).message)}${hint}\n`);
-      return 1;
+      io.stderr.write(`oauthctl: error: ${escapeTerminal(err.message)}${err.hint ? ` (${escapeTerminal(err.hint)})` : ''}\n`);
+      return err.exitCode;
     }
-    if (!succeeded(answer) || answer.response === undefined) return undefined;
-    const error = answer.response.error;
-    if (error !== undefined) {
-      io.stderr.write(`oauthctl: the MCP server answered ${method} with JSON-RPC error ${error.code}: ${escapeLogValue(error.message.slice(0, 500))}\n`);
-      return 1;
-    }
-    const text = jsonText(answer.response.result);
-    io.stdout.write(`${json ? text : escapeForStream(io.stdout, text)}\n`);
-    return 0;
   } catch {
     return undefined;
   } finally {
     await http.close();
   }
 }
-
-const succeeded = (answer: McpAnswer) => answer.status >= 200 && answer.status < 300;

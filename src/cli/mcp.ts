@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
 import { FlowError, UsageError } from '../errors.js';
 import type { HttpClient } from '../client/http.js';
-import type { McpAnswer } from '../client/mcp/transport.js';
-import { escapeLogValue } from '../output/escape.js';
+import type { McpAnswer, McpAuthorization } from '../client/mcp/transport.js';
+import { MCP_VERSIONS } from '../oauth/mcp-jsonrpc.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';
 import { addCommonOptions, parseHttpUrl, parseInteger, setExitCode } from './command.js';
@@ -17,29 +17,35 @@ export interface McpOptions extends McpAuthorizationOptions {
   json?: boolean;
   /** false with --no-login: a 401 or 403 is reported, not answered with an authorization. */
   login?: boolean | undefined;
+  /** --mcp-version: the one revision to speak. */
+  mcpVersion?: string | undefined;
+  /** --input JSON|@FILE: the responses to the server's input requests. */
+  input?: string | undefined;
 }
 
 const SPEC = 'MCP authorization 2025-11-25';
 
 /**
- * An MCP client over Streamable HTTP for debugging authorization: initialize, notifications/initialized,
- * then METHOD; a 401 or a 403 insufficient_scope on the way is answered with an authorization
+ * An MCP client over Streamable HTTP for debugging authorization: METHOD in the 2026-07-28 revision, or
+ * initialize, notifications/initialized, then METHOD in an earlier one (src/cli/mcp-exchange.ts); a 401 or a 403 insufficient_scope on the way is answered with an authorization
  * (src/cli/mcp-authorize.ts), each step narrated on stderr. stdout: the method's JSON-RPC result.
  */
 export async function runMcp(url: string, method: string, name: string | undefined, options: McpOptions, io: IO): Promise<number> {
   const params = await methodParams(method, name, options.arguments);
+  const mcpVersion = parseMcpVersion(options.mcpVersion);
+  const input = await (await import('./mcp-input.js')).parseInput(options.input);
   // The session sends its token as Bearer (MCP authorization, Access Token Usage): a DPoP-bound one would be refused.
   if (options.dpop === true || options.dpopKey !== undefined) throw new UsageError('mcp does not send DPoP proofs: --dpop and --dpop-key cannot be used with it', 'leave them out');
   const { renderer, http } = await mcpRuntime(options, io);
   try {
-    const [{ McpSession }, { resourceChallenge }] = await Promise.all([import('../client/mcp/transport.js'), import('../oauth/resource-metadata.js')]);
-    const session = new McpSession(http, url);
+    const [{ McpSession }, { resourceChallenge }, { exchange }] = await Promise.all([import('../client/mcp/transport.js'), import('../oauth/resource-metadata.js'), import('./mcp-exchange.js')]);
     const state = await cachedToken(url, options, http, io, renderer);
+    const session = new McpSession(http, url, bearer(state));
     let authorizations = 0;
     let refreshed = false;
-    const send = async (what: string, call: (token: string | undefined) => Promise<McpAnswer>): Promise<McpAnswer> => {
+    const send = async (what: string, call: () => Promise<McpAnswer>): Promise<McpAnswer> => {
       for (;;) {
-        const answer = await call(state.token);
+        const answer = await call();
         if (answer.status !== 401 && answer.status !== 403) return answer;
         const challenge = resourceChallenge(answer.headers['www-authenticate']);
         if (answer.status === 403 && challenge.error !== 'insufficient_scope') return answer;
@@ -70,50 +76,24 @@ export async function runMcp(url: string, method: string, name: string | undefin
         Object.assign(state, { token: got.accessToken, scopes: got.scopes, resource: url });
       }
     };
-
-    // basic/transports, Session Management: a 404 to a request that carried the session id means the
-    // session has ended; a new one is started, once (a server that forgets every session is not chased).
-    let restarted = false;
-    const ended = (answer: McpAnswer, what: string): boolean => {
-      if (answer.status !== 404 || !session.hasSessionId || restarted) return false;
-      restarted = true;
-      renderer.step(`HTTP 404 to ${what} with the session id: the session has ended, starting a new one (basic/transports, Session Management)`);
-      session.forgetSession();
-      return true;
-    };
-    /** initialize, then notifications/initialized: 'open', 'ended' (the 404 above), or the exit code of a JSON-RPC error. */
-    const open = async (): Promise<'open' | 'ended' | number> => {
-      renderer.step('MCP initialize (basic/lifecycle)');
-      renderer.info(`POST ${url}`);
-      const init = expectResult('initialize', await send('initialize', (t) => session.initialize(t)));
-      if ('error' in init) return failed(io, 'initialize', init.error);
-      renderer.ok(`protocol version ${session.negotiatedVersion}`);
-      const notified = await send('notifications/initialized', (t) => session.notify('notifications/initialized', t));
-      if (ended(notified, 'notifications/initialized')) return 'ended';
-      if (notified.status < 200 || notified.status >= 300) throw httpFailure('notifications/initialized', notified);
-      return 'open';
-    };
-    let opened = await open();
-    if (opened === 'ended') opened = await open();
-    if (typeof opened === 'number') return opened;
-    renderer.step(`MCP ${method}`);
-    let sent = await send(method, (t) => session.request(method, params, t));
-    if (ended(sent, method)) {
-      // The server refused the request for its session, before running it: sent again in the new one.
-      const again = await open();
-      if (typeof again === 'number') return again;
-      renderer.step(`MCP ${method}`);
-      sent = await send(method, (t) => session.request(method, params, t));
-    }
-    const answer = expectResult(method, sent);
-    if ('error' in answer) return failed(io, method, answer.error);
-    const { jsonText } = await import('../output/render.js');
-    const { escapeForStream } = await import('../output/escape.js');
-    io.stdout.write(`${options.json ? jsonText(answer.result) : escapeForStream(io.stdout as { isTTY?: boolean }, jsonText(answer.result))}\n`);
-    return 0;
+    return await exchange(method, params, { mcpVersion, input, json: options.json, verbose: options.verbose }, { session, renderer, io, send });
   } finally {
     await http.close();
   }
+}
+
+/** --mcp-version: one of the revisions oauthctl speaks. */
+function parseMcpVersion(value: string | undefined): string | undefined {
+  if (value === undefined || MCP_VERSIONS.includes(value)) return value;
+  throw new UsageError(
+    `--mcp-version ${JSON.stringify(value.slice(0, 40))} is not a revision oauthctl speaks`,
+    `give one of ${MCP_VERSIONS.join(', ')}, or leave it out to speak the newest the server speaks`,
+  );
+}
+
+/** The authorization of every MCP request: the token of the moment, as Bearer (RFC 6750 section 2.1). */
+export function bearer(state: { token?: string | undefined }): McpAuthorization {
+  return { headers: async (): Promise<Record<string, string>> => (state.token === undefined ? {} : { authorization: `Bearer ${state.token}` }) };
 }
 
 /**
@@ -127,25 +107,6 @@ async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Rend
     options.tlsCert !== undefined || options.tlsKey !== undefined ? await (await import('../client/keys.js')).readClientCertificate(options.tlsCert, options.tlsKey) : undefined;
   const http = createHttpClient({ insecure: options.insecure, renderer, env: io.env, timeoutMs: httpTimeoutMs(options), clientCertificate });
   return { renderer, http };
-}
-
-/** The JSON-RPC result of a 2xx answer, or its error; any other status is an HTTP failure. */
-function expectResult(what: string, answer: McpAnswer): { result: unknown } | { error: { code: number; message: string } } {
-  if (answer.status < 200 || answer.status >= 300 || answer.response === undefined) throw httpFailure(what, answer);
-  const r = answer.response;
-  return r.error !== undefined ? { error: r.error } : { result: r.result };
-}
-
-function httpFailure(what: string, answer: McpAnswer): FlowError {
-  const challenge = answer.headers['www-authenticate'];
-  return new FlowError(`the MCP server answered HTTP ${answer.status} to ${what}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, 'run with --verbose to see the exchange');
-}
-
-/** A JSON-RPC error answer: one line on stderr, exit 1. */
-function failed(io: IO, what: string, error: { code: number; message: string }): number {
-  // The message is the server's: escaped, on one line, and not endless.
-  io.stderr.write(`oauthctl: the MCP server answered ${what} with JSON-RPC error ${error.code}: ${escapeLogValue(error.message.slice(0, 500))}\n`);
-  return 1;
 }
 
 interface TokenState {
@@ -196,12 +157,14 @@ async function refreshCached(resource: string, rejected: string, options: McpOpt
 export function register(program: Command, io: IO): void {
   const cmd = program
     .command('mcp')
-    .description('An MCP client over Streamable HTTP that authorizes as the MCP specification says: initialize, then METHOD (tools/list by default); every step on stderr.')
+    .description('An MCP client over Streamable HTTP that authorizes as the MCP specification says: METHOD (tools/list by default) in the newest revision the server speaks; every step on stderr.')
     .argument('<URL>', "the MCP server's endpoint", parseHttpUrl('URL'))
-    .argument('[METHOD]', 'tools/list (default), tools/call NAME, resources/list, resources/read URI, prompts/list, prompts/get NAME', 'tools/list')
+    .argument('[METHOD]', 'tools/list (default), tools/call NAME, resources/list, resources/read URI, prompts/list, prompts/get NAME, server/discover', 'tools/list')
     .argument('[NAME]', 'the tool or prompt name, or the resource URI');
   addFlowOptions(cmd)
     .option('--arguments <JSON|@FILE>', "the tool's or prompt's arguments, a JSON object")
+    .option('--mcp-version <REVISION>', `speak this MCP revision only (${MCP_VERSIONS.join(', ')}); by default the newest, falling back to what the server speaks`)
+    .option('--input <JSON|@FILE>', "the responses to the server's requests for input, by key (elicitation/create under the earlier revisions)")
     .option('--client-metadata-url <URL>', "the client's Client ID Metadata Document, used as client_id where the server announces support", parseHttpUrl('--client-metadata-url'))
     .option('--client-credentials', 'the client credentials grant (the MCP extension for machine clients) instead of a login')
     .option('--id-token <T|@FILE>', 'cross-app access: the identity provider ID token to exchange for an ID-JAG')

@@ -38,6 +38,8 @@ export interface HttpRequestOptions {
   headers?: Record<string, string | string[]>;
   body?: string;
   signal?: AbortSignal;
+  /** Ends the response before its end when it returns true (see OutboundRequest.enough in src/http/outbound.ts). */
+  enough?: (status: number, headers: Record<string, string>, body: Buffer) => boolean;
 }
 
 export interface HttpResponse {
@@ -103,7 +105,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       });
     let res;
     try {
-      res = await outbound.send({ url, method, headers, body: req.body, abort: deadline, maxBytes: MAX_RESPONSE_BYTES });
+      res = await outbound.send({ url, method, headers, body: req.body, abort: deadline, maxBytes: MAX_RESPONSE_BYTES, enough: asked.enough });
     } catch (err) {
       const failure = deadline.expired ? deadlineError(`${method} ${url}`, timeoutMs) : networkError(err, method, url, timeoutMs, env);
       record(0, {}, '', failure.message);

@@ -14,6 +14,11 @@ export interface OutboundRequest {
   maxBytes: number;
   /** Whether the body of an answer with this status is wanted; when not, it is never read and comes back ''. Default: always. */
   readBody?: (status: number) => boolean;
+  /**
+   * Asked after each piece of the body (the body so far): true ends the response there, the
+   * connection closed and never reused (a stream whose answer has come, kept open by the server).
+   */
+  enough?: ((status: number, headers: Record<string, string>, body: Buffer) => boolean) | undefined;
 }
 
 export interface OutboundResponse {

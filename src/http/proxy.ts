@@ -42,6 +42,10 @@ export function createProxiedOutbound(options: OutboundOptions & { proxy: ProxyS
         throw new ResponseTooLarge(req.maxBytes);
       }
       chunks.push(chunk as Buffer);
+      if (req.enough !== undefined && req.enough(res.statusCode, headers, Buffer.concat(chunks))) {
+        res.body.destroy();
+        break;
+      }
     }
     return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
   }

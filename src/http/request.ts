@@ -105,8 +105,15 @@ function sendOnce(request: (url: URL, options: RequestOptions) => ClientRequest,
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > req.maxBytes) fail(new ResponseTooLarge(req.maxBytes));
-        else chunks.push(chunk);
+        if (size > req.maxBytes) return fail(new ResponseTooLarge(req.maxBytes));
+        chunks.push(chunk);
+        if (req.enough === undefined) return;
+        const sofar = Buffer.concat(chunks);
+        if (req.enough(status, headers, sofar))
+          settle(() => {
+            outgoing.destroy();
+            resolve({ status, headers, body: sofar.toString('utf8') });
+          });
       });
       // A body cut short (fewer bytes than framed, a chunked body without its last chunk) is never taken for the whole.
       const truncated = (): void => {

@@ -5,10 +5,22 @@
  */
 import { jsonNestsDeeperThan } from './json.js';
 
-/** The revision this client speaks first; the server may answer another one it supports (basic/lifecycle). */
+/** The revision without the initialize handshake: every request carries its version and the client's capabilities (2026-07-28, basic/versioning). */
+export const MCP_MODERN_VERSION = '2026-07-28';
+/** The newest revision with the initialize handshake, which the client offers there; the server may answer another one it supports (basic/lifecycle). */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
 /** The revisions the client accepts in the server's initialize answer. */
 export const MCP_SUPPORTED_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+/** Every revision oauthctl speaks, newest first (--mcp-version). */
+export const MCP_VERSIONS: readonly string[] = [MCP_MODERN_VERSION, ...MCP_SUPPORTED_VERSIONS];
+/** The `_meta` keys of a 2026-07-28 request (basic/index, _meta). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+/** The protocol's own error codes (2026-07-28 schema): a server that answers one of them speaks the 2026-07-28 revision. */
+export const HEADER_MISMATCH = -32020;
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** basic/transports: a client's POST accepts both kinds of answer. */
 export const MCP_ACCEPT = 'application/json, text/event-stream';
 /** A client never needs more messages than this from one POST; a stream with more is refused. */

@@ -13,16 +13,17 @@ describe('oauthctl demo --mcp', () => {
       const who = (JSON.parse(result.stdout) as { structuredContent: { sub: string; client_id: string; scope: string } }).structuredContent;
       expect(who).toMatchObject({ sub: 'alice', scope: 'photo offline_access' });
       expect(who.client_id).toMatch(/^dyn-/);
-      // The steps, in order: the 401 to initialize, the metadata, registration, the code flow with resource=, the token, initialize, whoami.
+      // The steps, in order: the 2026-07-28 request (the tool's declaration) and its 401, the metadata,
+      // registration, the code flow with resource=, the token, then whoami.
       const steps = [
         'oauthctl mcp http',
-        'MCP initialize',
-        'HTTP 401 to initialize',
+        'MCP 2026-07-28',
+        'HTTP 401 to tools/list',
         'the 401 names resource_metadata',
         'dynamic client registration (RFC 7591)',
         'resource=http',
         'Token response',
-        'MCP tools/call',
+        'Mcp-Method tools/call',
       ];
       let at = 0;
       for (const step of steps) {

@@ -119,7 +119,7 @@ describe('hostile MCP servers', () => {
     const r = await runCli(['mcp', `${origin}/mcp`, '--headless'], { env });
     expect(r.code).toBe(1);
     expect(r.stderr.match(/==> Authorization request/g)).toHaveLength(3);
-    expect(r.stderr).toContain('still answers HTTP 401 to initialize after 3 authorizations: giving up');
+    expect(r.stderr).toContain('still answers HTTP 401 to tools/list after 3 authorizations: giving up');
   });
 
   it('resource metadata for another resource is refused before any authorization (RFC 9728 section 3.3)', async () => {
@@ -162,8 +162,8 @@ describe('hostile MCP servers', () => {
       const m = JSON.parse(body) as { id: number };
       json(res, 200, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '1999-01-01', capabilities: {} } });
     })}/mcp`;
-    const r = await runCli(['mcp', url], { env });
+    const r = await runCli(['mcp', url, '--mcp-version', '2025-11-25'], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('answered protocol version "1999-01-01", which oauthctl does not speak');
+    expect(r.stderr).toContain('answered initialize with protocol version "1999-01-01", which oauthctl does not speak');
   });
 });

@@ -61,7 +61,7 @@ async function sessionServer(alive: (id: string, method: string) => boolean): Pr
 describe('mcp when the server ends its session', () => {
   it('a 404 to the method starts a new session, without the old id, and sends the method again in it', async () => {
     const { url, seen } = await sessionServer((id, method) => !(id === 's1' && method === 'tools/list'));
-    const r = await runCli(['mcp', url], { env });
+    const r = await runCli(['mcp', url, '--mcp-version', '2025-11-25'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ tools: [{ name: 'from s2' }] });
     expect(r.stderr).toContain('HTTP 404 to tools/list with the session id: the session has ended, starting a new one (basic/transports, Session Management)');
@@ -77,7 +77,7 @@ describe('mcp when the server ends its session', () => {
 
   it('a 404 to notifications/initialized starts a new session before the method', async () => {
     const { url, seen } = await sessionServer((id) => id !== 's1');
-    const r = await runCli(['mcp', url], { env });
+    const r = await runCli(['mcp', url, '--mcp-version', '2025-11-25'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ tools: [{ name: 'from s2' }] });
     expect(seen.map((s) => `${s.method} ${s.session ?? '-'} ${s.status}`)).toEqual([
@@ -91,7 +91,7 @@ describe('mcp when the server ends its session', () => {
 
   it('a server that forgets every session is not chased: one new session, then one line and exit 1', async () => {
     const { url, seen } = await sessionServer((_id, method) => method !== 'tools/list');
-    const r = await runCli(['mcp', url], { env });
+    const r = await runCli(['mcp', url, '--mcp-version', '2025-11-25'], { env });
     expect(r.code).toBe(1);
     expect(seen.filter((s) => s.method === 'initialize')).toHaveLength(2);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^oauthctl: error: the MCP server answered HTTP 404 to tools\/list/);

@@ -34,7 +34,9 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     const tools = JSON.parse(first.stdout) as { tools: { name: string }[] };
     expect(tools.tools.map((t) => t.name).sort()).toEqual(['echo', 'write']);
     // Narrated as login narrates, each decision with its section.
-    expect(first.stderr).toContain('HTTP 401 to initialize');
+    expect(first.stderr).toContain('HTTP 401 to tools/list');
+    // The SDK 1.x server speaks 2025-11-25: its 400 to the 2026-07-28 request is a fallback, narrated.
+    expect(first.stderr).toContain('HTTP 400 to a 2026-07-28 request without a 2026-07-28 error: the server speaks an earlier revision; falling back to the initialize handshake');
     expect(first.stderr).toContain('Protected Resource Metadata Discovery');
     expect(first.stderr).toContain(`the 401 names resource_metadata ${server.origin}/.well-known/oauth-protected-resource/mcp`);
     expect(first.stderr).toContain("scope: photo offline_access (the challenge's scope, and offline_access (the authorization server lists it))");
@@ -48,8 +50,10 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     expect(JSON.parse(second.stdout)).toMatchObject({ content: [{ type: 'text', text: 'hello' }] });
     expect(second.stderr).toContain(`Using the login cached for ${server.mcp}`);
     expect(second.stderr).not.toContain('Authorization request');
-    // initialize without a session; then the server's session id and the negotiated version on every request.
-    const calls = server.seen.slice(before);
+    // The 2026-07-28 request first (the tool's declaration, tools/list), refused by this 2025-11-25 server;
+    // then initialize without a session, and the server's session id and the negotiated version on every request.
+    expect(server.seen[before]).toMatchObject({ method: 'tools/list', version: '2026-07-28' });
+    const calls = server.seen.slice(before + 1);
     expect(calls.map((c) => c.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
     expect(calls[0]!.session).toBeUndefined();
     expect(calls[1]!.session).toMatch(/^[0-9a-f-]{36}$/);
@@ -101,7 +105,7 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     const fresh = homeEnv(mkdtempSync(join(tmpdir(), 'oauthctl-mcp-nologin-')));
     const r = await runCli(['mcp', server.mcp, '--no-login'], { env: fresh });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('answered HTTP 401 to initialize');
+    expect(r.stderr).toContain('answered HTTP 401 to tools/list');
     expect(r.stderr).not.toContain('Protected resource metadata');
     rmSync(fresh.HOME, { recursive: true, force: true });
   });

@@ -4,8 +4,9 @@
 // the authorization (where the metadata is, which scope, which client identity, how to authenticate)
 // is oauthctl's own. Each scenario runs with a fresh state directory, so nothing is cached across them.
 //
-// The client lists the tools, then calls one in a second run: the second finds the first one's login
-// cached, and a server that wants more scope for a call (auth/scope-step-up) gets a step-up.
+// An authorization scenario: the client lists the tools, then calls one in a second run: the second finds
+// the first one's login cached, and a server that wants more scope for a call (auth/scope-step-up) gets a
+// step-up. The other scenarios (MCP_CONFORMANCE_SCENARIO) run the methods their description asks for.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,11 +51,69 @@ if (context.valid_jwt !== undefined) flags.push('--assertion', context.valid_jwt
 // --- end of the authorization extensions ---
 
 const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), XDG_CACHE_HOME: join(home, 'cache'), NO_COLOR: '1' };
-const run = (args) => spawnSync(process.execPath, [cli, 'mcp', serverUrl, ...args, ...flags, '--token-store', 'file'], { env, stdio: 'inherit' }).status ?? 1;
+// The revision the suite runs the scenario at (0.2.0 sets it; 0.1.16 does not, and oauthctl then chooses).
+const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+const revision = version === undefined ? [] : ['--mcp-version', version];
+const run = (args) => spawnSync(process.execPath, [cli, 'mcp', serverUrl, ...args, ...revision, ...flags, '--token-store', 'file'], { env, stdio: 'inherit' }).status ?? 1;
+/** tools/list --json: the tools oauthctl keeps (it leaves out those whose declaration is invalid). */
+const listTools = () => {
+  const r = spawnSync(process.execPath, [cli, 'mcp', serverUrl, 'tools/list', '--json', ...revision, ...flags, '--token-store', 'file'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return { code: r.status ?? 1, tools: [] };
+  return { code: 0, tools: JSON.parse(r.stdout).tools ?? [] };
+};
+const call = (name, args, input) => run(['tools/call', name, '--arguments', JSON.stringify(args ?? {}), ...(input === undefined ? [] : ['--input', JSON.stringify(input)])]);
+
+/** What each scenario asks of a client (its description in the suite): the methods to run, in order; the first failure's exit code. */
+const list = () => run(['tools/list']);
+const scenarios = {
+  initialize: list,
+  'request-metadata': list,
+  'json-schema-ref-no-deref': list,
+  tools_call: () => call('add_numbers', { a: 2, b: 3 }),
+  'http-standard-headers': () =>
+    run(['tools/list']) ||
+    call('test_headers') ||
+    call('my-hyphenated-tool') ||
+    run(['resources/list']) ||
+    run(['resources/read', 'file:///path/to/file%20name.txt']) ||
+    run(['prompts/list']) ||
+    run(['prompts/get', 'test_prompt']),
+  'http-custom-headers': () => context.toolCalls.reduce((code, c) => code || call(c.name, c.arguments), 0),
+  // Every tool oauthctl keeps is called; those with an invalid x-mcp-header are not listed, so not called.
+  'http-invalid-tool-headers': () => {
+    const { code, tools } = listTools();
+    return tools.reduce((worst, t) => worst || call(t.name, Object.fromEntries(Object.keys(t.inputSchema?.properties ?? {}).map((k) => [k, 'x']))), code);
+  },
+  'sep-2322-client-request-state': () => {
+    const { code, tools } = listTools();
+    return tools.reduce((worst, t) => worst || call(t.name, {}, { confirm: { action: 'accept', content: { confirmed: true } } }), code);
+  },
+  // SEP-1034: an empty accepted content, completed with the schema's defaults by oauthctl.
+  'elicitation-sep1034-client-defaults': () => {
+    const { code, tools } = listTools();
+    return tools.reduce((worst, t) => worst || call(t.name, {}, { 'elicitation/create': { action: 'accept', content: {} } }), code);
+  },
+  'sse-retry': () => run(['tools/list']) || call('test_reconnection'),
+  'json-schema-2020-12-preservation': () => {
+    const { code, tools } = listTools();
+    const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+    return code || call('json_schema_echo', { schema: focal?.inputSchema ?? {} });
+  },
+};
+
 let code;
 try {
-  code = run([]);
-  if (code === 0) code = run(['tools/call', 'test-tool']);
+  const scenario = scenarios[process.env.MCP_CONFORMANCE_SCENARIO ?? context.name];
+  if (scenario !== undefined) code = scenario();
+  else {
+    // The authorization scenarios: list, then call.
+    code = run([]);
+    if (code === 0) code = run(['tools/call', 'test-tool']);
+  }
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

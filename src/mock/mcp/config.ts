@@ -33,6 +33,8 @@ export interface McpConfig {
   sessions: boolean;
   /** How a request is answered: one JSON body, or an SSE stream with the response as its one event. */
   response: 'json' | 'sse';
+  /** The revisions it speaks (config mcp.protocol_versions), newest first. */
+  protocolVersions: string[];
   /** The identity providers whose ID-JAGs the JWT bearer grant takes (RFC 7523 section 2.1; config mcp.identity_providers). */
   identityProviders: IdentityProvider[];
 }
@@ -40,7 +42,10 @@ export interface McpConfig {
 /** A trusted identity provider: a named issuer of this server (its keys are the mock's), or an issuer URL with its keys. */
 export type IdentityProvider = { issuer: string; named: true } | { issuer: string; named: false; jwks?: { keys: Record<string, unknown>[] }; jwksUri?: string };
 
-export const MCP_TOOL_NAMES = ['whoami', 'echo'] as const;
+export const MCP_TOOL_NAMES = ['whoami', 'echo', 'region_echo', 'greet'] as const;
+
+/** The revisions the endpoint speaks, newest first (config mcp.protocol_versions): 2026-07-28 stateless, the others with initialize. */
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;
 
 export const DEFAULT_MCP_CONFIG: McpConfig = {
   enabled: true,
@@ -53,9 +58,10 @@ export const DEFAULT_MCP_CONFIG: McpConfig = {
   sessions: true,
   response: 'json',
   identityProviders: [],
+  protocolVersions: [...MCP_PROTOCOL_VERSIONS],
 };
 
-const KEYS = ['enabled', 'scopes', 'tool_scopes', 'resource_metadata', 'clients', 'revision', 'authorization_server_metadata', 'sessions', 'response', 'identity_providers'];
+const KEYS = ['enabled', 'scopes', 'tool_scopes', 'resource_metadata', 'clients', 'revision', 'authorization_server_metadata', 'sessions', 'response', 'identity_providers', 'protocol_versions'];
 
 type Fail = (field: string, message: string) => void;
 
@@ -120,6 +126,17 @@ function identityProviders(value: unknown, issuerNames: readonly string[], fail:
   return out;
 }
 
+function protocolVersions(value: unknown, fail: Fail): string[] {
+  if (value === undefined) return [...MCP_PROTOCOL_VERSIONS];
+  const known: readonly string[] = MCP_PROTOCOL_VERSIONS;
+  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string' || !known.includes(v))) {
+    fail('mcp.protocol_versions', `must be a non-empty array of the revisions the endpoint speaks: ${MCP_PROTOCOL_VERSIONS.map((v) => JSON.stringify(v)).join(', ')}`);
+    return [...MCP_PROTOCOL_VERSIONS];
+  }
+  // Kept newest first, as the revisions are listed.
+  return MCP_PROTOCOL_VERSIONS.filter((v) => (value as string[]).includes(v));
+}
+
 /** The `mcp` object of the configuration, checked at start: each error names its field (`mcp.tool_scopes.echo`). */
 export function validateMcpConfig(input: unknown, scopes: ReadonlySet<string>, fail: Fail, issuerNames: readonly string[] = []): McpConfig {
   if (input === undefined) return { ...DEFAULT_MCP_CONFIG, scopes: DEFAULT_MCP_CONFIG.scopes.filter((s) => scopes.has(s)) };
@@ -155,5 +172,6 @@ export function validateMcpConfig(input: unknown, scopes: ReadonlySet<string>, f
     sessions: flag(input, 'sessions', true, fail),
     response: oneOf(input, 'response', ['json', 'sse'] as const, DEFAULT_MCP_CONFIG.response, fail),
     identityProviders: input.identity_providers === undefined ? [] : identityProviders(input.identity_providers, issuerNames, fail),
+    protocolVersions: protocolVersions(input.protocol_versions, fail),
   };
 }

@@ -10,7 +10,7 @@ export type JsonRpcId = string | number;
 export type McpMessage =
   | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> }
   | { kind: 'notification'; method: string }
-  | { kind: 'response' }
+  | { kind: 'response'; id: JsonRpcId; result?: unknown; error?: unknown }
   | { kind: 'invalid'; id: JsonRpcId | null; code: number; message: string };
 
 /** JSON-RPC 2.0 section 5.1's codes. */
@@ -32,7 +32,7 @@ export function parseMessage(text: string): McpMessage {
   if (Array.isArray(value)) return { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'a batch is not supported: send one JSON-RPC message per request (MCP 2025-06-18 and later)' };
   if (!isJsonObject(value) || value.jsonrpc !== '2.0') return { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")' };
   const id = isId(value.id) ? value.id : null;
-  if (value.method === undefined && id !== null && ('result' in value || 'error' in value)) return { kind: 'response' };
+  if (value.method === undefined && id !== null && ('result' in value || 'error' in value)) return { kind: 'response', id, result: value.result, error: value.error };
   if (typeof value.method !== 'string') return { kind: 'invalid', id, code: INVALID_REQUEST, message: 'the message has no method' };
   if (value.params !== undefined && !isJsonObject(value.params)) return { kind: 'invalid', id, code: INVALID_PARAMS, message: 'params must be an object' };
   if (!('id' in value)) return { kind: 'notification', method: value.method };
@@ -41,7 +41,7 @@ export function parseMessage(text: string): McpMessage {
 }
 
 export const result = (id: JsonRpcId, value: unknown) => ({ jsonrpc: '2.0', id, result: value });
-export const failure = (id: JsonRpcId | null, code: number, message: string) => ({ jsonrpc: '2.0', id, error: { code, message } });
+export const failure = (id: JsonRpcId | null, code: number, message: string, data?: unknown) => ({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } });
 
 /** One SSE event (HTML Living Standard, server-sent events) carrying a JSON-RPC message: JSON has no raw line break. */
 export const sseEvent = (message: unknown): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;

@@ -16,7 +16,37 @@ export const TOOLS = [
     description: 'Answers with the text it is given.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
   },
+  {
+    name: 'region_echo',
+    title: 'Echo, by region',
+    description: 'Answers with the text and the region it is given; the region is mirrored into the Mcp-Param-Region header (2026-07-28, x-mcp-header).',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, text: { type: 'string' } },
+      required: ['region', 'text'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'greet',
+    title: 'Greet',
+    description: 'Asks who to greet (an input_required result in 2026-07-28, an elicitation/create request before), then greets them.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  },
 ] as const;
+
+/** The elicitation `greet` sends (basic/client/elicitation): one field, with a default (SEP-1034). */
+export const GREET_ELICITATION = {
+  message: 'Who should be greeted?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name', default: 'world' } }, required: ['name'] },
+};
+
+/** The result of `greet` for the client's answer to the elicitation. */
+export function greeting(answer: unknown): Record<string, unknown> {
+  const accepted = isJsonObject(answer) && answer.action === 'accept' && isJsonObject(answer.content) && typeof answer.content.name === 'string';
+  if (!accepted) return { content: text('nobody to greet: the elicitation was not accepted'), isError: true };
+  return { content: text(`Hello, ${(answer.content as { name: string }).name.slice(0, 200)}!`), isError: false };
+}
 
 /** The scopes a call of this tool needs: the endpoint's own and the tool's (config mcp.tool_scopes). */
 export function toolScopes(config: McpConfig, tool: string): string[] {
@@ -38,6 +68,10 @@ export function callTool(name: unknown, args: unknown, claims: AccessTokenClaims
     const value = args?.text;
     if (typeof value !== 'string') return { ok: false, message: 'echo needs {"text": "..."}' };
     return { ok: true, result: { content: text(value), isError: false } };
+  }
+  if (name === 'region_echo') {
+    if (typeof args?.text !== 'string' || typeof args.region !== 'string') return { ok: false, message: 'region_echo needs {"region": "...", "text": "..."}' };
+    return { ok: true, result: { content: text(`${args.region}: ${args.text}`), structuredContent: { region: args.region, text: args.text }, isError: false } };
   }
   return { ok: false, message: `no tool named ${JSON.stringify(String(name)).slice(0, 80)} (the tools: ${TOOLS.map((t) => t.name).join(', ')})` };
 }

@@ -96,7 +96,7 @@ describe('the MCP endpoint: Streamable HTTP', () => {
     expect((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...auth, 'mcp-session-id': session })).status).toBe(202);
     expect((await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, auth)).status).toBe(400);
     const list = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-session-id': session });
-    expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((x) => x.name)).toEqual(['whoami', 'echo']);
+    expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((x) => x.name)).toEqual(['whoami', 'echo', 'region_echo', 'greet']);
     // Another user's token with this session id: as unknown as an ended session.
     const bob = (await server.issueToken({ sub: 'bob', client_id: 'photo-cli', scope: 'photo', claims: { aud: url } })).access_token;
     expect((await post(url, { jsonrpc: '2.0', id: 3, method: 'ping' }, { authorization: `Bearer ${bob}`, 'mcp-session-id': session })).status).toBe(404);

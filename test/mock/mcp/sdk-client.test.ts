@@ -60,7 +60,7 @@ describe("the MCP SDK's client at the mock's MCP server", () => {
       expect(authorize.searchParams.get('scope')).toBe('photo');
       expect(server.requests().some((r) => r.path === '/register' && r.status === 201)).toBe(true);
       expect(decodeJwt(provider.saved!.access_token)).toMatchObject({ aud: url, scope: 'photo' });
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'echo']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'echo', 'region_echo', 'greet']);
       const who = await client.callTool({ name: 'whoami', arguments: {} });
       expect(who.structuredContent).toEqual({ sub: 'alice', client_id: provider.client!.client_id, scope: 'photo' });
       expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'through the looking glass' } }))).toBe('through the looking glass');
