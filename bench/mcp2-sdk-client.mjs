@@ -4,7 +4,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const [url, token] = process.argv.slice(2);
-const client = new Client({ name: 'bench', version: '1.0.0' });
+// versionNegotiation auto: the 2.4 client otherwise opens with initialize; auto speaks 2026-07-28 to a server that does.
+const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
 await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
 console.log(JSON.stringify(await client.listTools()));
 await client.close();

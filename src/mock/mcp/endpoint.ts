@@ -114,7 +114,7 @@ function modernPost(ex: Exchange, message: McpMessage, claims: AccessTokenClaims
   const { id, method, params } = message;
   if (method === 'server/discover') return answer(ex, result(id, discoverResult(supported)));
   if (method === 'ping') return answer(ex, result(id, { resultType: 'complete' }));
-  if (method === 'tools/list') return answer(ex, result(id, { resultType: 'complete', tools: TOOLS }));
+  if (method === 'tools/list') return answer(ex, result(id, { resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: TOOLS }));
   if (method === 'tools/call') return toolsCall(ex, id, params, claims, true);
   // basic/transports/streamable-http, Request Metadata: a method the server does not implement is 404 with -32601.
   ex.log.error = 'method_not_found';

@@ -76,6 +76,9 @@ export function checkModernRequest(ex: Exchange, message: Extract<McpMessage, { 
 export function discoverResult(supported: readonly string[]): Record<string, unknown> {
   return {
     resultType: 'complete',
+    // 2026-07-28 caching: a listing says how long it may be kept, and by whom (here: not kept, per user).
+    ttlMs: 0,
+    cacheScope: 'private',
     supportedVersions: supported,
     capabilities: { tools: { listChanged: false } },
     serverInfo: { name: 'oauthctl-mock', title: 'oauthctl mock MCP server', version: '1.0.0' },
