@@ -32,7 +32,7 @@ export const SUMMARIES = {
   listen: 'run only the loopback redirect listener and explain what arrives',
   decode: "show a JWT's header and claims; --verify checks it against the issuer's keys",
   'client-credentials': 'get a token for the client itself (client credentials grant, RFC 6749 section 4.4)',
-  'jwt-bearer': "get a token with a JWT the workload holds (JWT bearer grant, RFC 7523 section 2.1)",
+  'jwt-bearer': 'get a token with a JWT the workload holds (JWT bearer grant, RFC 7523 section 2.1)',
   'token-exchange': 'exchange a token for another: delegation, impersonation, another audience (RFC 8693)',
   introspect: 'ask the server whether a token is active and what it stands for (RFC 7662)',
   userinfo: "show the user's claims from the userinfo endpoint (OpenID Connect Core 5.3)",

@@ -53,10 +53,8 @@ export function register(program: Command, io: IO): void {
       'after',
       `
 The token is cached under the profile (or server and client), as client-credentials caches its own.
-
-Examples (fixtures/mock/workload.jsonc: the mock's named issuer ci plays the workload's platform):
-  $ oauthctl serve-mock --config fixtures/mock/workload.jsonc --port 9100 &
-  $ oauthctl jwt-bearer --auth-url http://127.0.0.1:9100 --client-id workload --assertion "$(curl -s http://127.0.0.1:9100/ci/_mock/tokens -d '{"sub":"repo:acme/app","claims":{"aud":"http://127.0.0.1:9100"}}' | node -p 'JSON.parse(require("fs").readFileSync(0)).access_token')" --no-cache --json`,
+The assertion itself is never kept. docs/commands.md ("oauthctl jwt-bearer") runs it against the mock
+with fixtures/mock/workload.jsonc, whose named issuer ci plays the workload's platform.`,
     )
     .action(async (options: JwtBearerOptions, command: Command) => {
       setExitCode(command, await runJwtBearer(options, io));

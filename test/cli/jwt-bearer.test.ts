@@ -1,7 +1,6 @@
 // Workload identity federation: the JWT bearer grant (RFC 7523 section 2.1) with a JWT the workload
 // holds, by `oauthctl jwt-bearer` and by `oauthctl mcp --assertion`, against the mock trusting a
 // workload issuer (config workload_issuers); refused for an issuer it does not trust.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +8,10 @@ import { decodeJwt, importJWK, SignJWT, type JWK } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { homeEnv, runCli } from '../helpers/cli.js';
+import { keyPairSync } from '../helpers/keys.js';
 
 const WORKLOAD_ISSUER = 'https://ci.example.test';
-const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const pair = keyPairSync('ec', { namedCurve: 'P-256' });
 const publicJwk = { ...(pair.publicKey.export({ format: 'jwk' }) as JWK), kid: 'ci-1', alg: 'ES256', use: 'sig' };
 const privateJwk = { ...(pair.privateKey.export({ format: 'jwk' }) as JWK), kid: 'ci-1', alg: 'ES256' };
 

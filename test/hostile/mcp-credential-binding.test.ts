@@ -126,9 +126,9 @@ describe('mcp: credentials given on the command line are bound to their authoriz
     await saveClientBinding(env, { version: 1, client_id: 'svc', issuer: 'http://127.0.0.1:9', bound_at: 0 });
     where.issuer = evil.issuer;
     const key = join(home, 'key.json');
-    const { generateKeyPairSync } = await import('node:crypto');
+    const { keyPairSync } = await import('../helpers/keys.js');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(key, JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })));
+    writeFileSync(key, JSON.stringify(keyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })));
     const r = await runCli(['mcp', url, '--client-credentials', '--client-id', 'svc', '--auth-method', 'private_key_jwt', '--signing-key', key, '--no-cache'], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the credentials of client svc \(signing key\) are bound to http:\/\/127\.0\.0\.1:9: they are not sent there/);

@@ -47,7 +47,7 @@ const started = await new Promise((resolve, reject) => {
   mock.on('exit', (code) => reject(new Error(`serve-mock exited (${code}) before it listened`)));
 });
 
-let code = 1;
+let code;
 try {
   const port = await freePort();
   const args = [suite, 'authorization', '--url', started.issuer, '--client-id', 'photo-cli', '--resource', `${started.base_url}/mcp`, '--port', String(port), '-o', 'results'];
