@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  // src/cli/version.ts: the version is package.json's, as the build writes it in.
+  // src/cli/program/version.ts: the version is package.json's, as the build writes it in.
   define: { __OAUTHCTL_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],

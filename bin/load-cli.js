@@ -22,15 +22,15 @@ const BUNDLE = join(DIST, 'oauthctl.cjs');
 let bundles;
 const listBundles = () => (bundles ??= Object.entries(require('./bundles.json')).map(([file, names]) => ({ bundle: join(DIST, file), names: new Set(names) })));
 /**
- * `token`'s hot path (src/cli/token-fast.ts): it prints a valid cached token, or answers false having
+ * `token`'s hot path (src/cli/token/token-fast.ts): it prints a valid cached token, or answers false having
  * done nothing, and the command line then runs in its bundle as usual (the one case where a process
  * loads two bundles: nothing made by the first reaches the second).
  */
 const TOKEN_BUNDLE = join(DIST, 'oauthctl-token.cjs');
-/** `mcp`'s session with a valid cached login (src/cli/mcp-fast.ts), tried first in the same way. */
+/** `mcp`'s session with a valid cached login (src/cli/mcp/mcp-fast.ts), tried first in the same way. */
 const MCP_BUNDLE = join(DIST, 'oauthctl-mcp.cjs');
 
-/** The bundle a command line runs in: the command is the first operand (`help X` asks for X), as in src/cli/main.ts. */
+/** The bundle a command line runs in: the command is the first operand (`help X` asks for X), as in src/cli/program/main.ts. */
 function bundleFor(argv) {
   const operands = argv.filter((a) => !a.startsWith('-'));
   const name = operands[0] === 'help' ? operands[1] : operands[0];

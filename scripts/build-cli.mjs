@@ -54,7 +54,7 @@ const common = {
   // Loaded only by the commands that need them, and large: left as packages of their own.
   external: ['open', 'prompts', 'uqr', 'undici', 'playwright-core', '@napi-rs/keyring', 'jsonc-parser'],
   logLevel: 'warning',
-  // The version is package.json's (src/cli/version.ts).
+  // The version is package.json's (src/cli/program/version.ts).
   define: { __OAUTHCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
 };
 
@@ -146,12 +146,16 @@ const lazyEntityTables = patchSource(
  * one bundle only, so no module is ever loaded twice.
  */
 function withCommands(names) {
-  const cli = join(root, 'src', 'cli');
+  const cli = join(root, 'src', 'cli', 'program');
+  // Each command's module, as commands.ts names it (`name: () => import('../family/name.js')`).
+  const files = Object.fromEntries(
+    [...readFileSync(join(cli, 'commands.ts'), 'utf8').matchAll(/^\s*'?([\w-]+)'?: \(\) => import\('([^']+)\.js'\)/gm)].map(([, name, path]) => [name, join(cli, `${path}.ts`)]),
+  );
   const table = `import { commandTable } from ${JSON.stringify(join(cli, 'command-table.ts'))};
 export { COMPLETION_SUMMARY } from ${JSON.stringify(join(cli, 'command-table.ts'))};
 const MODULES = { ${names
     .filter((n) => n !== 'completion')
-    .map((n) => `${JSON.stringify(n)}: () => import(${JSON.stringify(join(cli, `${n}.ts`))})`)
+    .map((n) => `${JSON.stringify(n)}: () => import(${JSON.stringify(files[n])})`)
     .join(', ')} };
 export const COMMANDS = commandTable((name) => {
   if (!MODULES[name]) throw new Error('internal error: this bundle has no ' + name + ' command');
@@ -161,7 +165,7 @@ export const COMMANDS = commandTable((name) => {
   return {
     name: 'with-commands',
     setup(b) {
-      const fromMain = (args) => /[\\/]src[\\/]cli[\\/]main\.ts$/.test(args.importer);
+      const fromMain = (args) => /[\\/]src[\\/]cli[\\/]program[\\/]main\.ts$/.test(args.importer);
       b.onResolve({ filter: /^\.\/commands\.js$/ }, (args) => (fromMain(args) ? { path: 'commands', namespace: 'command-table' } : undefined));
       b.onResolve({ filter: /^\.\/completion\.js$/ }, (args) => (fromMain(args) && completion ? { path: 'completion', namespace: 'command-table' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'command-table' }, (args) => ({ contents: args.path === 'commands' ? table : completion, loader: 'js', resolveDir: cli }));
@@ -187,7 +191,7 @@ async function bundle(options) {
 }
 
 const BUNDLES = JSON.parse(await readFile(join(root, 'bin', 'bundles.json'), 'utf8'));
-const entry = join(root, 'src', 'cli', 'bin.ts');
+const entry = join(root, 'src', 'cli', 'program', 'bin.ts');
 await bundle({ ...common, entryPoints: [entry], outfile: join(root, 'dist', 'oauthctl.cjs'), plugins: [lazyChildProcessInCommander, pageLibrariesApart] });
 for (const [file, names] of Object.entries(BUNDLES)) {
   await bundle({ ...common, entryPoints: [entry], outfile: join(root, 'dist', file), plugins: [lazyChildProcessInCommander, withCommands(names), pageLibrariesApart] });
@@ -199,10 +203,10 @@ await bundle({
   plugins: [quickIpv6TestInToughCookie, lazyPublicSuffix, lazyEntityTables],
 });
 
-// `token` from a valid cache (src/cli/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
-await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
-// `mcp` with a valid cached login (src/cli/mcp-fast.ts): the session without commander or the flows.
-await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'mcp-fast.ts')], outfile: join(root, 'dist', 'oauthctl-mcp.cjs') });
+// `token` from a valid cache (src/cli/token/token-fast.ts): no commander, no flows; bin/oauthctl.js tries it first.
+await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'token', 'token-fast.ts')], outfile: join(root, 'dist', 'oauthctl-token.cjs') });
+// `mcp` with a valid cached login (src/cli/mcp/mcp-fast.ts): the session without commander or the flows.
+await bundle({ ...common, entryPoints: [join(root, 'src', 'cli', 'mcp', 'mcp-fast.ts')], outfile: join(root, 'dist', 'oauthctl-mcp.cjs') });
 
 const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs')], { stdio: 'inherit' });
 if (cache.status !== 0) {

@@ -1,4 +1,4 @@
-import { environmentTable } from '../src/cli/environment.js';
+import { environmentTable } from '../src/cli/options/environment.js';
 import { probeReferenceMarkdown } from '../src/audit/list.js';
 import { PROBES } from '../src/audit/probes/index.js';
 import { FAPI2_PROBES } from '../src/audit/probes/fapi2/index.js';
@@ -13,7 +13,7 @@ export interface GeneratedSection {
 
 export async function generatedSections(): Promise<GeneratedSection[]> {
   return [
-    { page: 'docs/configuration.md', source: 'src/cli/environment.ts', text: environmentTable() },
+    { page: 'docs/configuration.md', source: 'src/cli/options/environment.ts', text: environmentTable() },
     // Every probe: what `audit --list` prints, then the FAPI 2.0 ones (run by --plan fapi2).
     { page: 'docs/audit-probes.md', source: 'src/audit/probes', text: probeReferenceMarkdown([...PROBES, ...FAPI2_PROBES]).trimEnd() },
   ];

@@ -5,7 +5,7 @@ import { CliError, FlowError, UsageError } from '../errors.js';
 import { firstLine, walk } from './browser-walk.js';
 import { matchesRedirectUri, type ConsentDecision } from './headless/forms.js';
 import type { NavigateOptions, NavigationResult } from './headless/navigate.js';
-import type { UserAgent, UserAgentContext } from '../client/user-agent.js';
+import type { UserAgent, UserAgentContext } from '../client/flows/user-agent.js';
 import type { HarRecorder } from '../output/har.js';
 import { MAX_RECORDED, recordPage, type PageRecording } from './browser-trace.js';
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { UserAgent } from '../client/user-agent.js';
+import type { UserAgent } from '../client/flows/user-agent.js';
 import { FlowError } from '../errors.js';
 
 /**

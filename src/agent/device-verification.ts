@@ -1,5 +1,5 @@
 import { FlowError } from '../errors.js';
-import { createHttpClient } from '../client/http.js';
+import { createHttpClient } from '../client/http/http.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { IO } from '../output/io.js';
 import type { Renderer } from '../output/render.js';

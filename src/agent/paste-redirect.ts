@@ -2,9 +2,9 @@ import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { IO } from '../output/io.js';
-import type { FlowConfig } from '../client/flow-config.js';
-import type { RedirectCapture, RedirectReceiver } from '../client/listener.js';
-import type { UserAgent } from '../client/user-agent.js';
+import type { FlowConfig } from '../client/flows/flow-config.js';
+import type { RedirectCapture, RedirectReceiver } from '../client/listeners/listener.js';
+import type { UserAgent } from '../client/flows/user-agent.js';
 
 /**
  * `login --manual`: no listener. The user opens the URL in any browser (on another machine, or one

@@ -1,4 +1,4 @@
-import type { UserAgent } from '../client/user-agent.js';
+import type { UserAgent } from '../client/flows/user-agent.js';
 
 /** --no-browser: print the URL on stderr for the user to open, then wait for the redirect. */
 export const printUrlUserAgent: UserAgent = async ({ authorizationUrl, io }) => {

@@ -1,9 +1,9 @@
 import { FlowError } from '../errors.js';
-import { authenticatedRequest } from '../client/endpoint-request.js';
-import type { FlowConfig } from '../client/flow-config.js';
-import { frontChannelUrl, pushAuthorizationRequest, requestObjectParams } from '../client/pushed-authorization.js';
-import type { HttpClient, HttpResponse } from '../client/http.js';
-import { asksForDpopNonce } from '../client/dpop.js';
+import { authenticatedRequest } from '../client/flows/endpoint-request.js';
+import type { FlowConfig } from '../client/flows/flow-config.js';
+import { frontChannelUrl, pushAuthorizationRequest, requestObjectParams } from '../client/flows/pushed-authorization.js';
+import type { HttpClient, HttpResponse } from '../client/http/http.js';
+import { asksForDpopNonce } from '../client/flows/dpop.js';
 import { CookieJar } from '../agent/headless/cookies.js';
 import { navigate, StuckOnPageError, type NavigateOptions, type NavigationResult } from '../agent/headless/navigate.js';
 import type { Credentials } from '../agent/headless/forms.js';

@@ -1,4 +1,4 @@
-import { generateDpopKey } from '../client/keys.js';
+import { generateDpopKey } from '../client/flows/keys.js';
 import { createDpopProof, type DpopKey, type DpopProofInput } from '../oauth/dpop.js';
 import type { AuditContext } from './context.js';
 import type { IssuedCode, TokenExchange } from './exchanges.js';

@@ -1,4 +1,4 @@
-import type { HttpClient } from '../client/http.js';
+import type { HttpClient } from '../client/http/http.js';
 import { metadataLocations, type MetadataKind } from '../oauth/discovery.js';
 import { jsonObject } from './json-body.js';
 

@@ -1,7 +1,7 @@
 import { decodeJwtUnverified } from '../oauth/jwt.js';
 import { formatScope, parseScope } from '../oauth/scope.js';
-import { discoverResource, type ResourceDiscovery } from '../client/protected-resource.js';
-import type { HttpResponse } from '../client/http.js';
+import { discoverResource, type ResourceDiscovery } from '../client/resources/protected-resource.js';
+import type { HttpResponse } from '../client/http/http.js';
 import { type AuditContext } from './context.js';
 import { describeExchange, issuedTokens } from './exchanges.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';

@@ -1,4 +1,4 @@
-import { postAuthenticated } from '../client/endpoint-request.js';
+import { postAuthenticated } from '../client/flows/endpoint-request.js';
 import { type AuditContext } from './context.js';
 import { issuedTokens } from './exchanges.js';
 import { jsonObject } from './json-body.js';

@@ -1,5 +1,5 @@
-import { postAuthenticated } from '../client/endpoint-request.js';
-import type { HttpResponse } from '../client/http.js';
+import { postAuthenticated } from '../client/flows/endpoint-request.js';
+import type { HttpResponse } from '../client/http/http.js';
 import type { ClientCredentials } from '../oauth/token-request.js';
 import type { AuditContext } from './context.js';
 import { ProbeSkip } from './probe-errors.js';

@@ -17,7 +17,7 @@ export interface IO {
   har?: HarRecorder | undefined;
   /**
    * When the person asked for the command (ms since the epoch): the process's start for the command
-   * line (src/cli/bin.ts), so that time lost starting up under load still counts; else the moment a
+   * line (src/cli/program/bin.ts), so that time lost starting up under load still counts; else the moment a
    * command that needs it begins.
    */
   startedAt?: number | undefined;

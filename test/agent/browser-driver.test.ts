@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createBrowserNavigator, createBrowserUserAgent, findBrowser } from '../../src/agent/browser-driver.js';
-import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
+import { startRedirectListener, type RedirectListener } from '../../src/client/listeners/listener.js';
 import { buildHar, HarRecorder } from '../../src/output/har.js';
 import { redactHar } from '../../src/output/har-redact.js';
 import { createRenderer } from '../../src/output/render.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { createBrowserNavigator, createBrowserUserAgent } from '../../src/agent/browser-driver.js';
 import { decideRenderedAction, type RenderedControl } from '../../src/agent/browser-rendered.js';
-import { startRedirectListener, type RedirectListener } from '../../src/client/listener.js';
+import { startRedirectListener, type RedirectListener } from '../../src/client/listeners/listener.js';
 import { createRenderer } from '../../src/output/render.js';
 import { memoryIO } from './helpers/io.js';
 import { startSpaServer, type SpaServer } from './helpers/spa-server.js';

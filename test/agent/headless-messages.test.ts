@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { startOidcProvider, type OidcProviderServer } from '../audit/helpers/oidc-provider.js';
 import { oauthErrorOnPage } from '../../src/agent/headless/page-errors.js';
 import { memoryIO } from './helpers/io.js';

@@ -3,7 +3,7 @@ import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from './helpers/io.js';
 import { startFormServer, type FormServer } from './helpers/form-server.js';

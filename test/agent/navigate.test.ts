@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { createHttpClient, type HttpClient } from '../../src/client/http.js';
+import { createHttpClient, type HttpClient } from '../../src/client/http/http.js';
 import { navigate } from '../../src/agent/headless/navigate.js';
 import { createHeadlessUserAgent } from '../../src/agent/headless/agent.js';
-import { startRedirectListener } from '../../src/client/listener.js';
+import { startRedirectListener } from '../../src/client/listeners/listener.js';
 import { createRenderer } from '../../src/output/render.js';
 import type { IO } from '../../src/output/io.js';
 import { startFormServer, type FormServer } from './helpers/form-server.js';

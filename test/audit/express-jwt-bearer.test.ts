@@ -9,7 +9,7 @@ import express, { type RequestHandler, type NextFunction, type Request, type Res
 import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';

@@ -3,7 +3,7 @@
 // that issues bearer tokens still fails the sender constraint.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { createMockServer, loadMockConfig, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { ROOT } from '../helpers/cli.js';

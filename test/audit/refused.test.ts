@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { startSecuredWeakServer, type SecuredWeaknesses } from './helpers/secured-weak-server.js';

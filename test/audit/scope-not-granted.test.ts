@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { startOidcProvider, type OidcProviderServer } from './helpers/oidc-provider.js';

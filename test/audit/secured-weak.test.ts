@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { startSecuredWeakServer, type SecuredWeakServer, type SecuredWeaknesses } from './helpers/secured-weak-server.js';

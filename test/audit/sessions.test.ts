@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { PROBES } from '../../src/audit/probes/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';

@@ -2,7 +2,7 @@
 // details wrapped under it with an indent, and a summary that names what failed and warned. Piped, the
 // table and the JSON stay as they were.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { createMockServer, loadMockConfig, type MockServer } from '../../src/mock/index.js';
 import { formatVerdict } from '../../src/audit/table.js';
 import { memoryIO, type MemoryIO } from '../helpers/io.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport, ProbeResult } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { startWeakServer, type WeakServer, type Weaknesses } from './helpers/weak-server.js';

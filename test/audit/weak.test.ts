@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROWSER_TEST_TIMEOUT } from '../helpers/chromium.js';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport, ProbeStatus } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 import { PROBES, RUN_FIRST } from '../../src/audit/probes/index.js';

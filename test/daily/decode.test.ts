@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import { decodeToken } from '../../src/cli/decode.js';
+import { decodeToken } from '../../src/cli/inspect/decode.js';
 import { runCli } from './helpers/io.js';
 import { tokensFromMock, type MockTokens } from './helpers/mock-tokens.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
-import { runToken } from '../../src/cli/token.js';
+import { runToken } from '../../src/cli/token/token.js';
 import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
 

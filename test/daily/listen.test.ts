@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { BROWSER_TEST_TIMEOUT, haveChromium, launchChromium, newTab } from '../helpers/chromium.js';
 import { runCli, testIO, type TestIO } from './helpers/io.js';
 
@@ -55,7 +55,7 @@ describe('listen', () => {
   );
 
   it('explains a fragment with tokens as the implicit flow', async () => {
-    const { explainCapture } = await import('../../src/cli/listen.js');
+    const { explainCapture } = await import('../../src/cli/inspect/listen.js');
     const lines = explainCapture({ via: 'fragment', params: { access_token: 'abc', state: 's' }, url: 'http://127.0.0.1:1/callback#access_token=abc&state=s', method: 'GET' });
     expect(lines.join('\n')).toMatch(/URL fragment[\s\S]*implicit flow, which RFC 9700 section 2\.1\.2 says not to use/);
   });

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
-import { runStatus } from '../../src/cli/status.js';
-import { runToken } from '../../src/cli/token.js';
+import { runStatus } from '../../src/cli/token/status.js';
+import { runToken } from '../../src/cli/token/token.js';
 import { FAKE_BROWSER, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { withIO } from '../../src/output/io.js';
 
 let mock: MockServer;
@@ -74,7 +74,7 @@ describe('login with a profile', () => {
     expect(first.code, first.stderr).toBe(0);
     const authorizations = () => log.filter((e) => e.path === '/authorize').length;
     const before = authorizations();
-    // As the command line says when the process started (src/cli/bin.ts): before the first run saved its login.
+    // As the command line says when the process started (src/cli/program/bin.ts): before the first run saved its login.
     const io = testIO(env);
     expect(await run(['login', '--profile', 'mock', '--timeout', '20', '--json'], withIO(io, { startedAt: askedBefore }))).toBe(0);
     expect(io.err()).toContain('another oauthctl logged in for profile mock meanwhile: using its tokens');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockLogEntry, type MockServer } from '../../src/mock/index.js';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { captureFromPastedUrl } from '../../src/agent/paste-redirect.js';
 import { BIN, homeEnv } from '../helpers/cli.js';
 import { runCli, testIO } from './helpers/io.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import { COMMANDS } from '../../src/cli/commands.js';
+import { COMMANDS } from '../../src/cli/program/commands.js';
 import { calculateCodeChallenge, generateCodeVerifier } from '../../src/oauth/pkce.js';
 import { BIN, FAKE_BROWSER, ROOT } from '../helpers/cli.js';
 import { extractHelpExamples, extractMarkdownBlocks, type ExampleBlock } from './extract-examples.js';

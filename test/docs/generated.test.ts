@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { generatedSections, replaceSection } from '../../scripts/docs-sections.js';
-import { ENVIRONMENT } from '../../src/cli/environment.js';
+import { ENVIRONMENT } from '../../src/cli/options/environment.js';
 
 describe('generated docs', () => {
   it.each(['docs/configuration.md', 'docs/audit-probes.md'])('%s is up to date (run npm run docs to write it)', async (page) => {

@@ -1,6 +1,6 @@
 // A token exchange that issues another type than asked fails the audit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { DEFAULT_CONFIG } from '../../src/mock/core/config/config.js';

@@ -9,7 +9,7 @@ import { makeClientCa, makeSelfSigned } from '../helpers/certificates.js';
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runServeMock } from '../../src/cli/serve-mock.js';
+import { runServeMock } from '../../src/cli/mock/serve-mock.js';
 import { UsageError } from '../../src/errors.js';
 import type { MockServer } from '../../src/mock/index.js';
 import { createPkcePair } from '../../src/oauth/pkce.js';

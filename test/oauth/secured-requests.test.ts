@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
-import { exportDpopKey, generateDpopKey, importDpopKey, loadDpopKey, loadSigningKey } from '../../src/client/keys.js';
+import { exportDpopKey, generateDpopKey, importDpopKey, loadDpopKey, loadSigningKey } from '../../src/client/flows/keys.js';
 import { UsageError } from '../../src/errors.js';
 import { clientAssertionClaims, signClientAssertion } from '../../src/oauth/client-assertion.js';
 import { accessTokenHash, createDpopProof, dpopHtu } from '../../src/oauth/dpop.js';

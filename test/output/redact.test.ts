@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { redact, redactForm, redactHeaderValue, redactParams, redactUrl } from '../../src/output/redact.js';
 import { memoryIO } from '../agent/helpers/io.js';

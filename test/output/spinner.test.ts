@@ -3,9 +3,9 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHeadlessUserAgent } from '../../src/agent/headless/agent.js';
-import { parseFlowOptions } from '../../src/cli/flow-options.js';
-import { runAuthorizationCodeFlow } from '../../src/client/flow.js';
-import { createHttpClient, type HttpClient } from '../../src/client/http.js';
+import { parseFlowOptions } from '../../src/cli/options/flow-options.js';
+import { runAuthorizationCodeFlow } from '../../src/client/flows/flow.js';
+import { createHttpClient, type HttpClient } from '../../src/client/http/http.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { IO, OutStream } from '../../src/output/io.js';
 import { createRenderer } from '../../src/output/render.js';

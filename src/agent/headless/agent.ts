@@ -1,6 +1,6 @@
-import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http.js';
-import type { UserAgent, UserAgentContext } from '../../client/user-agent.js';
-import { FRAGMENT_HEADER } from '../../client/listener.js';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../client/http/http.js';
+import type { UserAgent, UserAgentContext } from '../../client/flows/user-agent.js';
+import { FRAGMENT_HEADER } from '../../client/listeners/listener.js';
 import { CookieJar } from './cookies.js';
 import type { ConsentDecision, Credentials } from './forms.js';
 import { stoppedOnPage } from './page-errors.js';

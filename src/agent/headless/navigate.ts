@@ -1,6 +1,6 @@
 import { FlowError } from '../../errors.js';
 import { redact, redactUrl } from '../../output/redact.js';
-import type { HttpClient, HttpResponse } from '../../client/http.js';
+import type { HttpClient, HttpResponse } from '../../client/http/http.js';
 import { CookieJar } from './cookies.js';
 import { decidePageAction, matchesRedirectUri, type ConsentDecision, type Credentials, type FormSubmission } from './forms.js';
 import { loginFailed, pageSummary } from './page-errors.js';

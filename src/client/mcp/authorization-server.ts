@@ -3,9 +3,9 @@ import type { AuthorizationServerMetadata } from '../../oauth/discovery.js';
 import { parseJson } from '../../oauth/json.js';
 import { compareResource, resourceChallenge } from '../../oauth/resource-metadata.js';
 import type { Renderer } from '../../output/render.js';
-import { discoverMetadata } from '../endpoints.js';
-import type { HttpClient } from '../http.js';
-import { chooseAuthorizationServer, discoverResource, resourceDiscoveryError, type FirstAnswer, type ResourceDiscovery } from '../protected-resource.js';
+import { discoverMetadata } from '../flows/endpoints.js';
+import type { HttpClient } from '../http/http.js';
+import { chooseAuthorizationServer, discoverResource, resourceDiscoveryError, type FirstAnswer, type ResourceDiscovery } from '../resources/protected-resource.js';
 
 const SPEC = 'MCP authorization 2025-11-25';
 const LEGACY = 'MCP authorization 2025-03-26';

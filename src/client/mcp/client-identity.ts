@@ -3,9 +3,9 @@ import type { AuthorizationServerMetadata } from '../../oauth/discovery.js';
 import type { Renderer } from '../../output/render.js';
 import type { Env } from '../../store/paths.js';
 import { readRegistration, saveRegistration } from '../../store/registrations.js';
-import type { HttpClient } from '../http.js';
-import { usableKeptRegistration } from '../kept-registration.js';
-import { registerClient, sameRedirect, storedRegistration, type ClientRegistrationRequest } from '../registration.js';
+import type { HttpClient } from '../http/http.js';
+import { usableKeptRegistration } from '../resources/kept-registration.js';
+import { registerClient, sameRedirect, storedRegistration, type ClientRegistrationRequest } from '../resources/registration.js';
 
 const SPEC = 'MCP authorization 2025-11-25, Client Registration Approaches';
 

@@ -1,6 +1,6 @@
 import { jsonRpcRequest, MCP_ACCEPT, MCP_PROTOCOL_VERSION } from '../../oauth/mcp-jsonrpc.js';
-import type { HttpClient } from '../http.js';
-import type { Fetched, FirstAnswer } from '../protected-resource.js';
+import type { HttpClient } from '../http/http.js';
+import type { Fetched, FirstAnswer } from '../resources/protected-resource.js';
 
 /**
  * An MCP server answers only POSTs of JSON-RPC (MCP specification 2025-11-25, basic/transports): its 401,

@@ -2,7 +2,7 @@ import { FlowError } from '../../errors.js';
 import { isJsonObject, jsonNestsDeeperThan } from '../../oauth/json.js';
 import { findResponse, MAX_SSE_MESSAGES, McpFramingError, parseMcpMessages, type JsonRpcError, type JsonRpcId, type JsonRpcResponse } from '../../oauth/mcp-jsonrpc.js';
 import { SseParser } from '../../oauth/mcp-sse.js';
-import type { HttpClient, HttpResponse } from '../http.js';
+import type { HttpClient, HttpResponse } from '../http/http.js';
 
 /** An HTTP answer to one POST: the JSON-RPC response in it when it was a success (2xx), the error in the body of a failure. */
 export interface McpAnswer {

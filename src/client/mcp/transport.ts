@@ -1,7 +1,7 @@
 import { FlowError } from '../../errors.js';
 import { standardHeaders } from '../../oauth/mcp-headers.js';
 import { jsonRpcRequest, MCP_ACCEPT, MCP_MODERN_VERSION, MCP_SUPPORTED_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from '../../oauth/mcp-jsonrpc.js';
-import type { HttpClient } from '../http.js';
+import type { HttpClient } from '../http/http.js';
 import { listenForRequests, readAnswer, type McpAnswer, type ServerRequestHandler } from './stream.js';
 
 /**

@@ -1,4 +1,4 @@
-import { run } from '../../../src/cli/main.js';
+import { run } from '../../../src/cli/program/main.js';
 import type { AuditReport, ProbeStatus } from '../../../src/audit/types.js';
 import { memoryIO } from '../../agent/helpers/io.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { run } from '../../../src/cli/main.js';
+import { run } from '../../../src/cli/program/main.js';
 import { PROBES } from '../../../src/audit/probes/index.js';
 import { PROBE_CATEGORIES } from '../../../src/audit/types.js';
 import { loadMockConfig } from '../../../src/mock/index.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { memoryIO, type MemoryIO } from '../../helpers/io.js';
-import { run } from '../../../src/cli/main.js';
+import { run } from '../../../src/cli/program/main.js';
 
 export type TestIO = MemoryIO;
 

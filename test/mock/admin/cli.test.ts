@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { runServeMock } from '../../../src/cli/serve-mock.js';
+import { runServeMock } from '../../../src/cli/mock/serve-mock.js';
 import { adminMode, isLoopbackHost } from '../../../src/mock/index.js';
 import { memoryIO } from '../../helpers/io.js';
 

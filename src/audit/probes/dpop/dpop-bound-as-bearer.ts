@@ -1,5 +1,5 @@
-import { DpopSession } from '../../../client/dpop.js';
-import { sendWithAccessToken } from '../../../client/resource-request.js';
+import { DpopSession } from '../../../client/flows/dpop.js';
+import { sendWithAccessToken } from '../../../client/resources/resource-request.js';
 import { formatScope, parseScope } from '../../../oauth/scope.js';
 import { type AuditContext } from '../../context.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';

@@ -1,4 +1,4 @@
-import { generateDpopKey } from '../../../client/keys.js';
+import { generateDpopKey } from '../../../client/flows/keys.js';
 import { createDpopProof } from '../../../oauth/dpop.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';
 import { dpopKeyFor, nonceAsked, redeemWithProof } from '../../dpop-requests.js';

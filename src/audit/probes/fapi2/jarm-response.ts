@@ -32,7 +32,7 @@ export const jarmResponseProbe: AuditProbe = {
     if (decoded.header.alg === undefined || decoded.header.alg === 'none') return fail('the response JWT is unsigned (alg none)');
     const jwksUri = ctx.endpoint('jwks_uri');
     if (jwksUri === undefined || ctx.issuer === undefined) return skip('the issuer or its jwks_uri is not known');
-    const { fetchJwks, checkSignature } = await import('../../../client/jwt-verify.js');
+    const { fetchJwks, checkSignature } = await import('../../../client/responses/jwt-verify.js');
     const checks = [
       await checkSignature(token, await fetchJwks(ctx.http, jwksUri), jwksUri),
       ...checkJarmClaims(decoded.claims, { issuer: ctx.issuer, clientId: ctx.config.clientId, nowMs: Date.now() }),

@@ -1,5 +1,5 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
-import { fetchJwks, verifyJwt } from '../../../client/jwt-verify.js';
+import { fetchJwks, verifyJwt } from '../../../client/responses/jwt-verify.js';
 import { randomToken } from '../../../oauth/random.js';
 import { oidcTokenHash } from '../../../oauth/token-hash.js';
 import { describeExchange, issuedTokens } from '../../exchanges.js';

@@ -1,4 +1,4 @@
-import { postAuthenticated } from '../../../client/endpoint-request.js';
+import { postAuthenticated } from '../../../client/flows/endpoint-request.js';
 import { describeResponse } from '../../outcomes.js';
 import { jsonObject } from '../../json-body.js';
 import { managementEndpoint } from '../../token-management.js';

@@ -1,4 +1,4 @@
-import type { HttpResponse } from '../../../client/http.js';
+import type { HttpResponse } from '../../../client/http/http.js';
 import { MCP_INITIALIZE, presentsAsMcp, resourceUrl, serverError, workingToken } from '../../protected-resource.js';
 import type { AuditContext } from '../../context.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';

@@ -1,4 +1,4 @@
-import { revokeToken } from '../../../client/token-info.js';
+import { revokeToken } from '../../../client/responses/token-info.js';
 import { decodeJwtUnverified } from '../../../oauth/jwt.js';
 import { present, resourceUrl, serverError, workingToken, notTested, tokenDecision } from '../../protected-resource.js';
 import { fail, pass, skip, warn, type AuditProbe } from '../../types.js';

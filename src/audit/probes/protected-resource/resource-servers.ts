@@ -1,5 +1,5 @@
 import { FlowError } from '../../../errors.js';
-import { discoverMetadata } from '../../../client/endpoints.js';
+import { discoverMetadata } from '../../../client/flows/endpoints.js';
 import { resourceDiscovery } from '../../protected-resource.js';
 import { fail, pass, type AuditProbe } from '../../types.js';
 
