@@ -12,6 +12,7 @@ import { resourceForeignKeyProbe } from './resource-foreign-key.js';
 import { resourceAlgNoneProbe } from './resource-alg-none.js';
 import { resourceOtherIssuerProbe } from './resource-other-issuer.js';
 import { resourceFormTokenProbe } from './resource-form-token.js';
+import { RESOURCE_DPOP_PROBES } from './resource-dpop.js';
 
 /** The resource server (audit --protected-resource URL only): its challenges (RFC 6750, RFC 9728) and the tokens it takes. */
 export const PROTECTED_RESOURCE_PROBES: readonly AuditProbe[] = [
@@ -28,4 +29,5 @@ export const PROTECTED_RESOURCE_PROBES: readonly AuditProbe[] = [
   resourceFormTokenProbe,
   resourceRevokedTokenProbe,
   resourceExpiredTokenProbe,
+  ...RESOURCE_DPOP_PROBES,
 ];
