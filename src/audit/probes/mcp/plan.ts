@@ -4,11 +4,14 @@ import type { AuditPlan } from '../../plan.js';
  * `audit --plan mcp`: what the MCP specification requires of an MCP server's authorization (the
  * authorization page of the 2025-11-25 and 2026-07-28 revisions, and the transports page's Origin
  * rule), each with the probes that test it. The 2026-07-28 revision's SEP-2207 is a SHOULD: a warning
- * there leaves the requirement unmet, as any probe that did not pass.
+ * there leaves the requirement unmet, as any probe that did not pass. A requirement the audit could
+ * not test for a reason it states (tokens that live too long to wait out their expiry) is "not
+ * verified": the verdict stands on what was verified, and says what was not.
  */
 export const MCP_PLAN: AuditPlan = {
   name: 'mcp',
   title: 'MCP specification (2025-11-25, 2026-07-28), MCP server',
+  untested: 'not verified',
   requirements: [
     { clause: 'authz 2.3', text: 'answers a request without a token with 401 naming resource_metadata (and the scope to ask for)', probes: ['mcp-401-challenge', 'resource-401-metadata'] },
     { clause: 'authz 2.3', text: "serves protected resource metadata whose resource is the server's URL", probes: ['mcp-metadata-resource', 'resource-metadata-match'] },
