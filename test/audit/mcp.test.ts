@@ -175,7 +175,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
   const faults: [Variant, string[]][] = [
     ['no-audience', ['resource-audience', 'mcp-token-audience']],
     ['throwing-introspection', ['resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'resource-revoked-token']],
-    ['no-metadata', ['resource-401-metadata', 'mcp-401-challenge', 'resource-metadata-match']],
+    ['no-metadata', ['resource-401-metadata', 'mcp-401-challenge', 'resource-metadata-match', 'resource-metadata-location']],
     ['other-resource', ['resource-metadata-match', 'mcp-metadata-resource']],
     ['no-origin-check', ['mcp-origin']],
   ];

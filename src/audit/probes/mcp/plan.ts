@@ -14,7 +14,7 @@ export const MCP_PLAN: AuditPlan = {
   untested: 'not verified',
   requirements: [
     { clause: 'authz 2.3', text: 'answers a request without a token with 401 naming resource_metadata (and the scope to ask for)', probes: ['mcp-401-challenge', 'resource-401-metadata'] },
-    { clause: 'authz 2.3', text: "serves protected resource metadata whose resource is the server's URL", probes: ['mcp-metadata-resource', 'resource-metadata-match'] },
+    { clause: 'authz 2.3', text: "serves protected resource metadata whose resource is the server's URL", probes: ['mcp-metadata-resource', 'resource-metadata-match', 'resource-metadata-location'] },
     { clause: 'authz 2.3', text: 'names authorization servers that answer metadata with a matching issuer', probes: ['resource-authorization-servers'] },
     { clause: 'authz 2.6', text: 'takes tokens from the Authorization header only, never the query string', probes: ['mcp-query-token', 'resource-query-token'] },
     {

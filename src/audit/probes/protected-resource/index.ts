@@ -1,6 +1,7 @@
 import type { AuditProbe } from '../../types.js';
 import { resourceChallengeProbe } from './resource-challenge.js';
 import { resourceMetadataMatchProbe } from './resource-metadata-match.js';
+import { resourceMetadataLocationProbe } from './resource-metadata-location.js';
 import { resourceServersProbe } from './resource-servers.js';
 import { resourceAudienceProbe } from './resource-audience.js';
 import { resourceInsufficientScopeProbe } from './resource-insufficient-scope.js';
@@ -18,6 +19,7 @@ import { RESOURCE_DPOP_PROBES } from './resource-dpop.js';
 export const PROTECTED_RESOURCE_PROBES: readonly AuditProbe[] = [
   resourceChallengeProbe,
   resourceMetadataMatchProbe,
+  resourceMetadataLocationProbe,
   resourceServersProbe,
   resourceGarbageTokenProbe,
   resourceForeignKeyProbe,
