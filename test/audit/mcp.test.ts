@@ -218,7 +218,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     const { code, report, stderr } = await audit(`${mock.baseUrl}/mcp`, '--plan', 'mcp');
     const plan = report.summary.plan as { passed: boolean; requirements: { text: string; status: string; missing: string[] }[] };
     expect(plan.passed, `${stderr}\n${JSON.stringify(plan)}`).toBe(true);
-    const expiry = plan.requirements.find((r) => r.text === 'refuses expired and revoked tokens')!;
+    const expiry = plan.requirements.find((r) => r.text === 'refuses expired, not yet valid and revoked tokens')!;
     expect(expiry.status).toBe('not verified');
     expect(expiry.missing.join(' ')).toMatch(/resource-expired-token: skip \(not tested: the access token expires in \d+ s/);
     expect(plan.requirements.filter((r) => r.status === 'not met')).toEqual([]);
@@ -227,7 +227,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     const io = memoryIO();
     await run(['audit', '--protected-resource', `${mock.baseUrl}/mcp`, '--client-id', 'photo-cli', '--plan', 'mcp'], io);
     expect(io.out()).toMatch(/plan mcp \(.*\): passed, with 1 requirement not verified/);
-    expect(io.out()).toMatch(/not verified +authz 2\.6 +refuses expired and revoked tokens/);
+    expect(io.out()).toMatch(/not verified +authz 2\.6 +refuses expired, not yet valid and revoked tokens/);
   });
 
   it("the mock's own MCP endpoint: no probe fails, exit 0", async () => {

@@ -13,6 +13,7 @@ import { resourceForeignKeyProbe } from './resource-foreign-key.js';
 import { resourceAlgNoneProbe } from './resource-alg-none.js';
 import { resourceOtherIssuerProbe } from './resource-other-issuer.js';
 import { resourceFormTokenProbe } from './resource-form-token.js';
+import { resourceNotYetValidProbe } from './resource-not-yet-valid.js';
 import { RESOURCE_DPOP_PROBES } from './resource-dpop.js';
 
 /** The resource server (audit --protected-resource URL only): its challenges (RFC 6750, RFC 9728) and the tokens it takes. */
@@ -31,5 +32,6 @@ export const PROTECTED_RESOURCE_PROBES: readonly AuditProbe[] = [
   resourceFormTokenProbe,
   resourceRevokedTokenProbe,
   resourceExpiredTokenProbe,
+  resourceNotYetValidProbe,
   ...RESOURCE_DPOP_PROBES,
 ];
