@@ -15,9 +15,15 @@ export interface AuditPlan {
   name: string;
   title: string;
   requirements: readonly PlanRequirement[];
+  /**
+   * What a requirement is whose probes could not test it, for a reason they state (all skipped or
+   * passed, none failed or warned): 'not met' (the default: a certification profile passes only what
+   * it saw), or 'not verified', which leaves the verdict to what was verified and says what was not.
+   */
+  untested?: 'not met' | 'not verified';
 }
 
-export type RequirementStatus = 'met' | 'not met' | 'not applicable';
+export type RequirementStatus = 'met' | 'not met' | 'not verified' | 'not applicable';
 
 export interface RequirementVerdict {
   clause: string;
@@ -40,9 +46,9 @@ export function planProbeIds(plan: AuditPlan): Set<string> {
 }
 
 /**
- * Each requirement is met when all its probes passed; a skip, a warning or a probe not run leaves it
- * unmet (an untested requirement is no pass), except that an optional feature nobody announced is
- * not applicable.
+ * Each requirement is met when all its probes passed; a failure, a warning or a probe not run leaves it
+ * unmet; a skip too (an untested requirement is no pass), unless the plan makes it "not verified"; an
+ * optional feature nobody announced is not applicable.
  */
 export function judgePlan(plan: AuditPlan, results: readonly ProbeResult[]): PlanVerdict {
   const byId = new Map(results.map((r) => [r.id, r]));
@@ -54,14 +60,20 @@ export function judgePlan(plan: AuditPlan, results: readonly ProbeResult[]): Pla
       if (r === undefined) return [`${id}: not run`];
       return r.status === 'pass' ? [] : [`${id}: ${r.status} (${r.detail})`];
     });
-    return { clause: req.clause, text: req.text, status: missing.length === 0 ? 'met' : 'not met', missing };
+    const untested = missing.length > 0 && rows.every((r) => r?.status === 'pass' || r?.status === 'skip');
+    const status: RequirementStatus = missing.length === 0 ? 'met' : untested ? (plan.untested ?? 'not met') : 'not met';
+    return { clause: req.clause, text: req.text, status, missing };
   });
-  return { name: plan.name, passed: requirements.every((r) => r.status !== 'not met'), requirements };
+  // Nothing verified is no pass, however many requirements could not be tested.
+  const passed = requirements.every((r) => r.status !== 'not met') && requirements.some((r) => r.status === 'met');
+  return { name: plan.name, passed, requirements };
 }
 
 /** The plan's verdict as text: one line per requirement, the unmet ones with what is missing. */
 export function formatPlan(plan: AuditPlan, verdict: PlanVerdict): string {
-  const lines = [`plan ${plan.name} (${plan.title}): ${verdict.passed ? 'passed' : 'FAILED'}`];
+  const unverified = verdict.requirements.filter((r) => r.status === 'not verified').length;
+  const passed = unverified > 0 ? `passed, with ${unverified} requirement${unverified === 1 ? '' : 's'} not verified` : 'passed';
+  const lines = [`plan ${plan.name} (${plan.title}): ${verdict.passed ? passed : 'FAILED'}`];
   for (const r of verdict.requirements) {
     lines.push(`  ${r.status.padEnd(14)} ${r.clause.padEnd(12)} ${r.text}`);
     for (const m of r.missing) lines.push(`${' '.repeat(32)}${escapeTerminal(m)}`);

@@ -114,7 +114,7 @@ export function present(ctx: AuditContext, token: string, how: 'header' | 'query
 export function tokenDecision(res: HttpResponse): 'accepted' | 'refused' | 'server-error' | undefined {
   if (res.status >= 200 && res.status < 300) return 'accepted';
   if (res.status === 401 || res.status === 403) return 'refused';
-  if (res.status === 400 && /error="?invalid_(request|token)/i.test(res.headers['www-authenticate'] ?? '')) return 'refused';
+  if (res.status === 400 && /error="?invalid_(request|token|dpop_proof)/i.test(res.headers['www-authenticate'] ?? '')) return 'refused';
   if (res.status >= 500) return 'server-error';
   return undefined;
 }

@@ -175,7 +175,7 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
   const faults: [Variant, string[]][] = [
     ['no-audience', ['resource-audience', 'mcp-token-audience']],
     ['throwing-introspection', ['resource-garbage-token', 'resource-foreign-key', 'resource-alg-none', 'resource-other-issuer', 'resource-revoked-token']],
-    ['no-metadata', ['resource-401-metadata', 'mcp-401-challenge', 'resource-metadata-match']],
+    ['no-metadata', ['resource-401-metadata', 'mcp-401-challenge', 'resource-metadata-match', 'resource-metadata-location']],
     ['other-resource', ['resource-metadata-match', 'mcp-metadata-resource']],
     ['no-origin-check', ['mcp-origin']],
   ];
@@ -212,6 +212,22 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     await run(['audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--only', 'state,mcp', '--json'], io);
     const report = JSON.parse(io.out()) as AuditReport;
     expect(report.probes.map((p) => p.id)).toEqual(['state']);
+  });
+
+  it('--plan mcp: the mock\'s own MCP endpoint passes; the expiry it cannot wait out is "not verified", saying why', async () => {
+    const { code, report, stderr } = await audit(`${mock.baseUrl}/mcp`, '--plan', 'mcp');
+    const plan = report.summary.plan as { passed: boolean; requirements: { text: string; status: string; missing: string[] }[] };
+    expect(plan.passed, `${stderr}\n${JSON.stringify(plan)}`).toBe(true);
+    const expiry = plan.requirements.find((r) => r.text === 'refuses expired, not yet valid and revoked tokens')!;
+    expect(expiry.status).toBe('not verified');
+    expect(expiry.missing.join(' ')).toMatch(/resource-expired-token: skip \(not tested: the access token expires in \d+ s/);
+    expect(plan.requirements.filter((r) => r.status === 'not met')).toEqual([]);
+    expect(code).toBe(0);
+    // The text verdict says what was not verified.
+    const io = memoryIO();
+    await run(['audit', '--protected-resource', `${mock.baseUrl}/mcp`, '--client-id', 'photo-cli', '--plan', 'mcp'], io);
+    expect(io.out()).toMatch(/plan mcp \(.*\): passed, with 1 requirement not verified/);
+    expect(io.out()).toMatch(/not verified +authz 2\.6 +refuses expired, not yet valid and revoked tokens/);
   });
 
   it("the mock's own MCP endpoint: no probe fails, exit 0", async () => {
