@@ -1,6 +1,6 @@
 import { createDpopProof, type DpopKey, type DpopProofInput } from '../oauth/dpop.js';
 import { parseWwwAuthenticate } from '../oauth/www-authenticate.js';
-import type { HttpResponse } from '../client/http.js';
+import type { HttpResponse } from '../client/http/http.js';
 import type { AuditContext } from './context.js';
 import { describeExchange, issuedTokens } from './exchanges.js';
 import { dpopKeyFor } from './dpop-requests.js';

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { run } from '../../src/cli/program/main.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import { memoryIO } from '../helpers/io.js';

@@ -1,6 +1,6 @@
 import { parseScope } from '../../oauth/scope.js';
 import { checkAccessToken } from '../core/tokens/access-token.js';
-import { challengeScheme, DPOP_CHALLENGE_ALGS, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
+import { challengeScheme, dpopChallengeAlgs, possessionProblem, type TokenScheme } from '../core/tokens/bound-token.js';
 import { REALM } from '../core/clients/client-auth.js';
 import { errorDescription, sendJson, type Exchange } from '../core/http/http.js';
 import { quotedString } from '../../oauth/www-authenticate.js';
@@ -21,7 +21,7 @@ function challenge(ex: Exchange, scope: string[], error?: string, description?: 
   if (error) params.push(`error="${error}"`, `error_description=${quotedString(errorDescription(description ?? ''))}`);
   if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
   if (scope.length > 0) params.push(`scope=${quotedString(scope.join(' '))}`);
-  if (scheme === 'DPoP') params.push(DPOP_CHALLENGE_ALGS);
+  if (scheme === 'DPoP') params.push(dpopChallengeAlgs(ex.state.config));
   return `${scheme} ${params.join(', ')}`;
 }
 

@@ -1,4 +1,4 @@
-import type { HttpResponse } from '../../../client/http.js';
+import type { HttpResponse } from '../../../client/http/http.js';
 import { type AuditContext } from '../../context.js';
 import { mustRefuse, present, requiredScopes, resourceUrl, workingToken } from '../../protected-resource.js';
 import { ProbeSkip } from '../../probe-errors.js';
