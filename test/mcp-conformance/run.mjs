@@ -2,17 +2,15 @@
 // Runs the MCP conformance suite's client scenarios (@modelcontextprotocol/conformance, which needs Node 22
 // or later: run this file with that Node) against `oauthctl mcp` through client.mjs.
 //
-//   node run.mjs        the 0.2.0 suite: every client scenario the 2026-07-28 and the 2025-11-25 revisions
-//                       require (`client --requirements R`), and the ones they run unscored (the auth
-//                       extensions), each at its revision
-//   node run.mjs 0.1    the 0.1.16 suite (node_modules/mcp-conformance-0-1): every auth/* client scenario
+// The 0.2.0 suite: every client scenario the 2026-07-28 and the 2025-11-25 revisions require
+// (`client --requirements R`), and the ones they run unscored (the auth extensions), each at its revision.
 //
 // Each scenario runs on its own (`conformance client --scenario`, at its revision with --force: the
 // extensions are on no revision's timeline and would be skipped), so that a client that exits with an
 // error or times out fails it, as well as any failed or warned check, or a skip. No expected failures. The suite
 // writes results/ under the working directory: run this from a temporary directory (`.ci/run` does;
 // results/ is gitignored too). Exit 0 only when every scenario passed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +19,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const modules = join(here, '..', '..', 'node_modules');
 const client = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(here, 'client.mjs'))}`;
 const PARALLEL = Number(process.env.MCP_CONFORMANCE_PARALLEL) || 2;
-const old = process.argv[2] === '0.1';
-const suite = join(modules, ...(old ? ['mcp-conformance-0-1'] : ['@modelcontextprotocol', 'conformance']), 'dist', 'index.js');
+const suite = join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 /** The client scenarios a revision's requirements file lists: required, and run unscored (leg: client). */
 function requiredScenarios(revision) {
@@ -32,20 +29,16 @@ function requiredScenarios(revision) {
   return [...required, ...unscored].map((name) => ({ name, revision }));
 }
 
-function scenarioList() {
-  if (!old) return [...requiredScenarios('2026-07-28'), ...requiredScenarios('2025-11-25')];
-  const listed = spawnSync(process.execPath, [suite, 'list'], { encoding: 'utf8' });
-  return [...`${listed.stdout}${listed.stderr}`.matchAll(/^\s*- (auth\/\S+)/gm)].map((m) => ({ name: m[1] }));
-}
+const scenarioList = () => [...requiredScenarios('2026-07-28'), ...requiredScenarios('2025-11-25')];
 
 function runScenario({ name, revision }) {
   return new Promise((resolve) => {
-    const args = [suite, 'client', '--command', client, '--scenario', name, '-o', 'results', ...(revision ? ['--spec-version', revision, '--force'] : [])];
+    const args = [suite, 'client', '--command', client, '--scenario', name, '-o', 'results', '--spec-version', revision, '--force'];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('close', (code) => resolve({ name: revision ? `${name} (${revision})` : name, passed: code === 0 && !/CLIENT TIMED OUT|Client timed out|^SKIPPED/m.test(output), output }));
+    child.on('close', (code) => resolve({ name: `${name} (${revision})`, passed: code === 0 && !/CLIENT TIMED OUT|Client timed out|^SKIPPED/m.test(output), output }));
   });
 }
 
@@ -67,5 +60,5 @@ await Promise.all(
   }),
 );
 const passed = results.filter((r) => r.passed).length;
-console.log(`MCP conformance ${old ? '0.1 auth/*' : '2026-07-28 and 2025-11-25'} client scenarios: ${passed}/${scenarios.length} passed`);
+console.log(`MCP conformance 2026-07-28 and 2025-11-25 client scenarios: ${passed}/${scenarios.length} passed`);
 process.exit(passed === scenarios.length ? 0 : 1);
