@@ -29,7 +29,7 @@ interface UserServer {
 }
 
 /** Listens first: the mock's config needs the URL. */
-async function listen(app: express.Express): Promise<{ server: Server; origin: string }> {
+async function listen(app: ReturnType<typeof express>): Promise<{ server: Server; origin: string }> {
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

@@ -47,8 +47,10 @@ export async function mcpBearer(ex: Exchange): Promise<AccessTokenClaims | undef
   if (header === undefined || !/^Bearer(\s|$)/i.test(header)) return void refuse(ex, 401, scopes);
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!m) return void refuse(ex, 401, scopes, 'invalid_request', 'the Authorization header is not a valid Bearer credential (RFC 6750 section 2.1)');
-  const audiences = [mcpTarget(ex.state).resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
-  const check = await checkAccessToken(ex.state, m[1]!, audiences);
+  const target = mcpTarget(ex.state);
+  const audiences = [target.resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
+  // The issuer the endpoint's metadata names: after a move (SEP-2352), the old issuer's tokens are refused.
+  const check = await checkAccessToken(target.state, m[1]!, audiences);
   if (!check.ok) return void refuse(ex, 401, scopes, 'invalid_token', REFUSALS[check.reason]);
   const problem = await possessionProblem(ex, 'Bearer', m[1]!, check.claims);
   if (problem) return void refuse(ex, 401, scopes, problem.error, problem.description);
