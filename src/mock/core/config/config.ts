@@ -275,7 +275,10 @@ export function validateMockConfig(input: unknown = {}, nested = false): MockCon
   // A named issuer's calls go out from the same server: the top level's policy.
   for (const sub of issuers.values()) sub.outbound = outbound.outbound;
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, workloadIssuers, ...fapi, ...outbound } };
+  return {
+    ok: true,
+    config: { clients, users, scopes, lifetimes, signingAlg, accessTokenFormat, ...device, ...logout, issuers, ...security, ...resourceSide, mcp, workloadIssuers, ...fapi, ...outbound },
+  };
 }
 
 /** Like validateMockConfig, but throws MockConfigError. */
