@@ -122,6 +122,8 @@ export interface MockServer {
   addClient(input: unknown): MockClient;
   /** Adds a protected resource `{"path", "scopes", "issuer"?}` at `{root}{path}`, as POST /_mock/resources (RFC 9728). */
   addResource(input: unknown): { resource: string; resource_metadata: string };
+  /** Moves the MCP endpoint to a named issuer (null: back to the root one), as POST /_mock/mcp/authorization-server (SEP-2352). */
+  moveMcpResource(issuer: string | null): { resource: string; authorization_servers: string[] };
   /** Forgets codes, tokens, sessions (their clients told by back-channel), pushed requests, seen DPoP and assertion jtis, queued items and the request log. */
   reset(): void;
   /** The signed-in sessions, as GET /_mock/sessions. */
@@ -217,6 +219,7 @@ export async function createMockServer(input?: MockConfigInput, options: MockSer
     addUser: (input) => control.addUser(root.state, input),
     addClient: (input) => control.addClient(root.state, input),
     addResource: (input) => control.addResource(root.state, input),
+    moveMcpResource: (issuer) => control.moveMcpResource(root.state, { issuer }),
     reset: () => control.reset(root.state),
     sessions: () => control.sessions(root.state),
     decideCiba: (input) => control.decideCiba(root.state, input),

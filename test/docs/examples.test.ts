@@ -28,6 +28,16 @@ const CANNOT_RUN: { pattern: RegExp; reason: string; workflow?: boolean }[] = [
     reason:
       'a step of the GitHub Actions recipe: its account and secrets come from the step env: and the CI secrets, and the mock it starts in the background is what the test itself runs; its install is test/docs/package.test.ts, and the same commands run above as shell examples',
   },
+  {
+    pattern: /^oauthctl jwt-bearer --issuer https:\/\/login\.example\.com /,
+    reason:
+      "a workload's own JWT from its platform, for a real authorization server that trusts it: the runnable walk against the mock (fixtures/mock/workload.jsonc, the JWT minted by its named issuer ci) is docs/commands.md's",
+  },
+  {
+    pattern: /127\.0\.0\.1:3000\/mcp/,
+    reason:
+      "the reader's own MCP server at port 3000 (docs/mcp.md, bring your own MCP server): the same commands run in test/cli/mcp/mcp-byo.test.ts against an MCP SDK server introspecting at serve-mock with fixtures/mock/byo-mcp.jsonc",
+  },
   ...(HAVE_ZSH ? [] : [{ pattern: /completion zsh/, reason: 'zsh is not installed on this machine' }]),
 ];
 

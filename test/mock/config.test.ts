@@ -111,7 +111,7 @@ describe('mock configuration', () => {
   });
 
   it('the fixtures load and validate', async () => {
-    for (const name of ['example.jsonc', 'minimal.json', 'fast.json']) {
+    for (const name of ['example.jsonc', 'minimal.json', 'fast.json', 'byo-mcp.jsonc']) {
       const input = await loadMockConfig(join('fixtures/mock', name));
       const result = validateMockConfig(input);
       expect(result.ok ? [] : result.errors).toEqual([]);

@@ -54,7 +54,12 @@ export function register(program: Command, io: IO): void {
       `
 The token is cached under the profile (or server and client), as client-credentials caches its own.
 The assertion itself is never kept. docs/commands.md ("oauthctl jwt-bearer") runs it against the mock
-with fixtures/mock/workload.jsonc, whose named issuer ci plays the workload's platform.`,
+with fixtures/mock/workload.jsonc, whose named issuer ci plays the workload's platform. Below,
+workload.jwt is the JWT the platform gave the workload, for a server that trusts the platform.
+
+Examples:
+  $ oauthctl jwt-bearer --issuer https://login.example.com --client-id deployer --assertion @workload.jwt
+  $ oauthctl jwt-bearer --issuer https://login.example.com --client-id deployer --assertion @workload.jwt --scope deploy --json`,
     )
     .action(async (options: JwtBearerOptions, command: Command) => {
       setExitCode(command, await runJwtBearer(options, io));

@@ -49,8 +49,10 @@ export async function mcpBearer(ex: Exchange): Promise<AccessTokenClaims | undef
   const scheme: TokenScheme = /^DPoP/i.test(header) ? 'DPoP' : 'Bearer';
   const m = /^(?:Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!m) return void refuse(ex, 401, scopes, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (RFC 6750 section 2.1)`, scheme);
-  const audiences = [mcpTarget(ex.state).resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
-  const check = await checkAccessToken(ex.state, m[1]!, audiences);
+  const target = mcpTarget(ex.state);
+  const audiences = [target.resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
+  // The issuer the endpoint's metadata names: after a move (SEP-2352), the old issuer's tokens are refused.
+  const check = await checkAccessToken(target.state, m[1]!, audiences);
   if (!check.ok) return void refuse(ex, 401, scopes, 'invalid_token', REFUSALS[check.reason], scheme);
   // RFC 9449 section 7.1: a DPoP-bound token goes with Authorization: DPoP and a proof for this request.
   const problem = await possessionProblem(ex, scheme, m[1]!, check.claims);

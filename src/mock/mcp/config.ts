@@ -37,6 +37,11 @@ export interface McpConfig {
   protocolVersions: string[];
   /** The identity providers whose ID-JAGs the JWT bearer grant takes (RFC 7523 section 2.1; config mcp.identity_providers). */
   identityProviders: IdentityProvider[];
+  /**
+   * The named issuer the endpoint has moved to (POST /_mock/mcp/authorization-server, SEP-2352): its
+   * metadata names that issuer and only that issuer's tokens are taken; absent: the root issuer.
+   */
+  authorizationServer?: string;
 }
 
 /** A trusted identity provider: a named issuer of this server (its keys are the mock's), or an issuer URL with its keys. */

@@ -180,6 +180,7 @@ function buildRoutes(): Routes {
     ['/_mock/reset', { POST: lazy(admin, (m) => m.handleReset) }],
     ['/_mock/ciba', { POST: lazy(admin, (m) => m.handleCibaDecision) }],
     ['/_mock/resources', { POST: lazy(admin, (m) => m.handleAddResource) }],
+    ['/_mock/mcp/authorization-server', { POST: lazy(admin, (m) => m.handleMoveMcpResource) }],
     ['/register', { POST: lazy(register, (m) => m.handleRegister) }],
     [
       RESOURCE_METADATA_WELL_KNOWN,

@@ -31,8 +31,10 @@ export function apiTarget(state: MockState): ResourceTarget {
 
 /** The MCP endpoint `{base_url}/mcp` (config mcp, src/mock/mcp/): its scopes_supported are those of every tool. */
 export function mcpTarget(state: MockState): ResourceTarget {
-  const { scopes, tools } = state.config.mcp;
-  return { resource: `${state.baseUrl}/mcp`, state, scopes: [...new Set([...scopes, ...Object.values(tools).flat()])], name: 'oauthctl mock MCP server' };
+  const { scopes, tools, authorizationServer } = state.config.mcp;
+  // Moved to a named issuer (SEP-2352, the admin API): that issuer issues and validates its tokens.
+  const issuer = authorizationServer === undefined ? state : (state.server?.named.get(authorizationServer) ?? state);
+  return { resource: `${state.baseUrl}/mcp`, state: issuer, scopes: [...new Set([...scopes, ...Object.values(tools).flat()])], name: 'oauthctl mock MCP server' };
 }
 
 /** The custom path of the MCP endpoint's metadata when only the 401's resource_metadata names it (config mcp.resource_metadata "header"). */

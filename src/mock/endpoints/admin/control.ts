@@ -4,13 +4,13 @@ import { SIGNATURE_KINDS } from '../../core/tokens/broken-token.js';
 import type { MockState } from '../../core/http/http.js';
 import { MAX_QUEUED } from '../../core/tokens/queue.js';
 import { checkProtectedResource } from '../../core/config/config-resource.js';
-import { resourceMetadataUrl } from '../../core/tokens/protected-resources.js';
+import { mcpTarget, resourceMetadataUrl } from '../../core/tokens/protected-resources.js';
 
 /** Protected resources added at run time are bounded, as every store of the mock is. */
 const MAX_PROTECTED_RESOURCES = 100;
 import { endSessions, listSessions, type MockSession } from '../../core/sessions/sessions.js';
 import { describeRequest, type MockRequest } from '../../core/http/request-log.js';
-import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse, fields } from './input.js';
+import { MockAdminError, parseClock, parseEnqueue, parseIssueToken, seconds, type EnqueueInput, type IssueTokenInput, type MockTokenResponse, fields, parseMoveTarget } from './input.js';
 import { decideCibaRequest, pendingCibaRequest } from '../../ciba/decide.js';
 
 /**
@@ -125,6 +125,23 @@ export function addResource(state: MockState, input: unknown): { resource: strin
   resources.push(checked);
   const resource = `${root.issuer}${checked.path}`;
   return { resource, resource_metadata: resourceMetadataUrl(resource) };
+}
+
+/**
+ * Moves the MCP endpoint `{base_url}/mcp` to another authorization server of this mock (SEP-2352,
+ * authorization-server migration): `{"issuer": NAME}` a named issuer, `{"issuer": null}` back to the
+ * root one. Its metadata names that issuer from now on (RFC 9728 section 2, `authorization_servers`),
+ * which alone issues tokens for it and whose tokens alone it takes: a client's registration and tokens
+ * kept for the old issuer are no use at the new one.
+ */
+export function moveMcpResource(state: MockState, input: unknown): { resource: string; authorization_servers: string[] } {
+  const root = state.server?.root ?? state;
+  if (!root.config.mcp.enabled) throw new MockAdminError('body', 'the MCP endpoint is off (config mcp.enabled false)');
+  const issuer = parseMoveTarget(input, [...(root.server?.named.keys() ?? [])]);
+  if (issuer === undefined) delete root.config.mcp.authorizationServer;
+  else root.config.mcp.authorizationServer = issuer;
+  const target = mcpTarget(root);
+  return { resource: target.resource, authorization_servers: [target.state.issuer] };
 }
 
 /** The configuration's checks report `$.field: problem`; the first becomes the error. */

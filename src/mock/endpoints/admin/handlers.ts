@@ -1,6 +1,6 @@
 import { errorDescription, readBody, redirect, sendJson, type Exchange } from '../../core/http/http.js';
 import { hostOfHeader, isLoopbackHost } from '../../../oauth/loopback.js';
-import { addClient, addResource, addUser, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions, decideCiba } from './control.js';
+import { addClient, addResource, addUser, moveMcpResource, clearRequests, endSession, enqueue, issueToken, moveClock, requests, reset, rotateKeys, sessions, decideCiba } from './control.js';
 import { sendFlowsEvents } from './flows-events.js';
 import { sendFlowsPage } from './flows-page.js';
 import { findSession } from '../../core/sessions/sessions.js';
@@ -100,6 +100,9 @@ export const handleAddClient = admin(async (ex) => {
 
 /** POST /_mock/resources: a protected resource {"path", "scopes", "issuer"?} (RFC 9728). */
 export const handleAddResource = admin(async (ex) => ok(ex, 'resource added', addResource(ex.state, await jsonBody(ex))));
+
+/** POST /_mock/mcp/authorization-server: {"issuer": NAME | null}, the MCP endpoint moved to that issuer (SEP-2352). */
+export const handleMoveMcpResource = admin(async (ex) => ok(ex, 'MCP endpoint moved', moveMcpResource(ex.state, await jsonBody(ex))));
 
 /** POST /_mock/reset. */
 export const handleReset = admin((ex) => {

@@ -124,3 +124,16 @@ export function seconds(value: unknown, field: string, min: number, max: number)
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new MockAdminError(field, `must be a number of seconds from ${min} to ${max}`);
   return value;
 }
+
+/** `{"issuer": NAME | null}` of POST /_mock/mcp/authorization-server: a named issuer of this server, or null for the root one. */
+export function parseMoveTarget(input: unknown, named: readonly string[]): string | undefined {
+  const o = fields(input, ['issuer']);
+  if (o.issuer === null) return undefined;
+  if (typeof o.issuer !== 'string' || !named.includes(o.issuer)) {
+    throw new MockAdminError(
+      'issuer',
+      `must be the name of a named issuer of this server (${named.join(', ') || 'none configured: add one under "issuers" in --config'}), or null for the root issuer`,
+    );
+  }
+  return o.issuer;
+}
