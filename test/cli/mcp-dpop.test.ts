@@ -2,7 +2,7 @@
 // required by the mock (`dpop_nonce`: its token endpoint and its MCP endpoint): a DPoP-bound token
 // (token_type DPoP, cnf.jkt), every MCP request with a proof; the same token as Bearer refused; the
 // cached DPoP login reused by a second run with a proof by the same key (SEP-1932, RFC 9449).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -46,6 +46,17 @@ describe('oauthctl mcp --dpop against the mock', () => {
     expect(second.stderr).not.toContain('Authorization request');
     // A new run knows no nonce yet: the MCP endpoint asks for its own, and the request goes again once with it.
     expect(second.stderr).toContain("use_dpop_nonce to tools/list: sending it again with the MCP server's DPoP nonce (RFC 9449 section 9)");
+
+    // The fast path alone (dist/oauthctl-mcp.cjs, without the command line): it answers, never handing over (99).
+    const fastOnly = join(home, 'fast-only.cjs');
+    writeFileSync(
+      fastOnly,
+      `const l = require(${JSON.stringify(join(process.cwd(), 'bin', 'load-cli.js'))}); l.loadCli('auto', l.MCP_BUNDLE).cli.mcpFromCache(process.argv.slice(2)).then((c) => process.exit(c === undefined ? 99 : c));`,
+    );
+    const fast = await runCli(['mcp', url, 'tools/list', '--json'], { env, bin: fastOnly });
+    expect(fast.code, fast.stderr).toBe(0);
+    expect(fast.stderr).toContain(`Using the DPoP-bound login cached for ${url}`);
+    expect(fast.stderr).toContain("use_dpop_nonce to tools/list: sending it again with the MCP server's DPoP nonce (RFC 9449 section 9)");
 
     // An attacker who stole the token and has not the key: as Bearer, refused with a DPoP challenge.
     const res = await fetch(url, {
