@@ -138,6 +138,10 @@ async function cachedToken(url: string, options: McpOptions, http: HttpClient, i
     const valid = await accessTokenFromCache({ protectedResource: resource, clientSecret: options.clientSecret }, { http, env: io.env });
     // A DPoP-bound login presents the key it was bound to (RFC 9449 section 7.1).
     const dpop = (found.entry.token_type ?? 'Bearer').toLowerCase() === 'dpop' ? (await (await import('./bound-login.js')).boundLoginOf({ protectedResource: resource }, io.env)).dpop : undefined;
+    if (dpop === undefined && (options.dpop === true || options.dpopKey !== undefined)) {
+      renderer.info(`the login cached for ${resource} is not DPoP-bound: authorizing anew for a DPoP-bound token (--dpop)`);
+      return {};
+    }
     renderer.info(`Using the ${dpop ? 'DPoP-bound ' : ''}login cached for ${resource}`);
     return { token: valid.accessToken, scopes: found.entry.scope?.split(' ').filter(Boolean), resource, dpop };
   } catch (err) {
