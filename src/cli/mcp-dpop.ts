@@ -2,7 +2,6 @@ import type { McpAuthorizationServer } from '../client/mcp/authorization-server.
 import type { FirstAnswer } from '../client/protected-resource.js';
 import { bearerError } from '../oauth/www-authenticate.js';
 import type { Renderer } from '../output/render.js';
-import type { McpAuthorizationOptions } from './mcp-authorize.js';
 
 /**
  * Whether the MCP server's token is asked for DPoP-bound (SEP-1932, RFC 9449): --dpop or --dpop-key; the
@@ -10,7 +9,7 @@ import type { McpAuthorizationOptions } from './mcp-authorize.js';
  * that challenges with the DPoP scheme only (RFC 9449 section 7.1: that resource takes no Bearer token).
  * Narrated when oauthctl decides it by itself.
  */
-export function wantsDpop(options: McpAuthorizationOptions, server: McpAuthorizationServer, answer: FirstAnswer, renderer: Renderer): boolean {
+export function wantsDpop(options: { dpop?: boolean | undefined; dpopKey?: string | undefined }, server: McpAuthorizationServer, answer: FirstAnswer, renderer: Renderer): boolean {
   if (options.dpop === true || options.dpopKey !== undefined) return true;
   if (server.resourceDiscovery?.metadata?.dpop_bound_access_tokens_required === true) {
     renderer.info('the resource requires DPoP-bound tokens (dpop_bound_access_tokens_required): asking for one (RFC 9449, SEP-1932)');
