@@ -4,6 +4,7 @@ import type { McpClientIdentity } from '../../client/mcp/client-identity.js';
 import type { HttpClient } from '../../client/http/http.js';
 import type { FirstAnswer } from '../../client/resources/protected-resource.js';
 import type { TokenResponse } from '../../oauth/token-request.js';
+import type { DpopSession } from '../../client/flows/dpop.js';
 import type { IO } from '../../output/io.js';
 import type { Renderer } from '../../output/render.js';
 import type { CommonOptions } from '../program/command.js';
@@ -39,6 +40,8 @@ export interface Authorized {
   accessToken: string;
   /** What the token was granted (its response's scope), else what was asked. */
   scopes: string[];
+  /** The key a DPoP-bound token is bound to (RFC 9449): every MCP request carries a proof made with it. */
+  dpop?: DpopSession | undefined;
 }
 
 interface Context {
@@ -98,7 +101,8 @@ export async function authorizeMcp(url: string, answer: FirstAnswer, options: Mc
     renderer,
   });
   try {
-    return await authorizeAs(identity, server, scopes, redirectUri, machine, options, ctx);
+    const dpop = (await import('./mcp-dpop.js')).wantsDpop(options, server, answer, renderer);
+    return await authorizeAs(identity, server, scopes, redirectUri, machine, { ...options, dpop }, ctx);
   } catch (err) {
     const { isUnknownClientError } = await import('../../client/resources/kept-registration.js');
     if (!isUnknownClientError(err) || (identity.how !== 'kept-registration' && identity.how !== 'registered')) throw err;
@@ -187,7 +191,8 @@ async function authorizeAs(
   const { afterLogin } = await import('../login/after-login.js');
   await afterLogin({ config, tokens, http, renderer, io, cache: options.cache, tokenStore: options.tokenStore, grant });
   const granted = typeof tokens.scope === 'string' ? tokens.scope.split(' ').filter(Boolean) : config.scopes;
-  return { accessToken: tokens.access_token, scopes: granted };
+  const bound = config.dpop !== undefined && tokens.token_type?.toLowerCase() === 'dpop';
+  return { accessToken: tokens.access_token, scopes: granted, ...(bound && { dpop: config.dpop }) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { McpSession, type McpAnswer } from '../../client/mcp/transport.js';
+import { mcpAuthorization } from '../../client/mcp/dpop-authorization.js';
 import { createHttpClient } from '../../client/http/http.js';
 import { compareResource } from '../../oauth/resource-metadata.js';
 import { MCP_VERSIONS } from '../../oauth/mcp-jsonrpc.js';
@@ -18,7 +19,7 @@ class NeedsAuthorization extends Error {}
  * `oauthctl mcp URL [METHOD] [NAME] [--arguments A] [--input I] [--mcp-version V] [--json]` with a valid
  * cached login for the server, in a bundle of its own (dist/oauthctl-mcp.cjs, without commander or the
  * flows): the exchange runs (src/cli/mcp/mcp-exchange.ts, both revisions) and the result is printed, as the
- * command line prints it. Anything else (another option, no valid cached login, a DPoP-bound one, a 401
+ * command line prints it; a DPoP-bound login sends its proofs. Anything else (another option, no valid cached login, a 401
  * or 403) answers undefined, having printed nothing on stdout, and bin/oauthctl.js runs the command
  * line, which starts over and authorizes. Returns the exit code when done.
  */
@@ -49,12 +50,21 @@ export async function mcpFromCache(argv: readonly string[], io: IO = processIO()
     const found = kept.find(({ entry }) => entry.resource === url) ?? kept.find(({ entry }) => compareResource(url, entry.resource!) === 'prefix');
     if (found === undefined) return undefined;
     const entry = found.entry;
-    if (tokenState(entry, cache.now()) === 'expired' || (entry.token_type ?? 'Bearer').toLowerCase() !== 'bearer') return undefined;
+    const type = (entry.token_type ?? 'Bearer').toLowerCase();
+    if (tokenState(entry, cache.now()) === 'expired' || (type !== 'bearer' && type !== 'dpop')) return undefined;
+    // A DPoP-bound login (RFC 9449): its key, and the DPoP code, loaded only then; without its key the command line takes over.
+    const dpop = type === 'dpop' ? await (await import('../../client/cache/cached-client-keys.js')).dpopSessionOf(entry) : undefined;
+    if (type === 'dpop' && dpop === undefined) return undefined;
     const renderer = createRenderer(io);
-    const session = new McpSession(http, url, { headers: async () => ({ authorization: `Bearer ${entry.access_token}` }) });
-    renderer.info(`Using the login cached for ${entry.resource}`);
-    const send = async (_what: string, call: () => Promise<McpAnswer>): Promise<McpAnswer> => {
-      const answer = await call();
+    const session = new McpSession(http, url, mcpAuthorization({ token: entry.access_token, dpop }, url));
+    renderer.info(`Using the ${dpop ? 'DPoP-bound ' : ''}login cached for ${entry.resource}`);
+    const send = async (what: string, call: () => Promise<McpAnswer>): Promise<McpAnswer> => {
+      let answer = await call();
+      // RFC 9449 section 9: the MCP server's nonce, asked for with a 401: the request goes again once with it.
+      if (dpop !== undefined && answer.status === 401 && (await import('../../client/flows/dpop.js')).asksForDpopNonce({ ...answer, body: '' })) {
+        renderer.info(`HTTP 401 use_dpop_nonce to ${what}: sending it again with the MCP server's DPoP nonce (RFC 9449 section 9)`);
+        answer = await call();
+      }
       if (answer.status === 401 || answer.status === 403) throw new NeedsAuthorization();
       return answer;
     };

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { FlowError, UsageError } from '../../errors.js';
 import type { HttpClient } from '../../client/http/http.js';
-import type { McpAnswer, McpAuthorization } from '../../client/mcp/transport.js';
+import type { McpAnswer } from '../../client/mcp/transport.js';
+import type { McpTokenState } from '../../client/mcp/dpop-authorization.js';
 import { MCP_VERSIONS } from '../../oauth/mcp-jsonrpc.js';
 import type { IO } from '../../output/io.js';
 import type { Renderer } from '../../output/render.js';
@@ -34,19 +35,29 @@ export async function runMcp(url: string, method: string, name: string | undefin
   const params = await methodParams(method, name, options.arguments);
   const mcpVersion = parseMcpVersion(options.mcpVersion);
   const input = await (await import('./mcp-input.js')).parseInput(options.input);
-  // The session sends its token as Bearer (MCP authorization, Access Token Usage): a DPoP-bound one would be refused.
-  if (options.dpop === true || options.dpopKey !== undefined) throw new UsageError('mcp does not send DPoP proofs: --dpop and --dpop-key cannot be used with it', 'leave them out');
   const { renderer, http } = await mcpRuntime(options, io);
   try {
-    const [{ McpSession }, { resourceChallenge }, { exchange }] = await Promise.all([import('../../client/mcp/transport.js'), import('../../oauth/resource-metadata.js'), import('./mcp-exchange.js')]);
+    const [{ McpSession }, { resourceChallenge }, { exchange }, { mcpAuthorization }] = await Promise.all([
+      import('../../client/mcp/transport.js'),
+      import('../../oauth/resource-metadata.js'),
+      import('./mcp-exchange.js'),
+      import('../../client/mcp/dpop-authorization.js'),
+    ]);
     const state = await cachedToken(url, options, http, io, renderer);
-    const session = new McpSession(http, url, bearer(state));
+    const session = new McpSession(http, url, mcpAuthorization(state, url));
     let authorizations = 0;
     let refreshed = false;
     const send = async (what: string, call: () => Promise<McpAnswer>): Promise<McpAnswer> => {
+      let nonceRetried = false;
       for (;;) {
         const answer = await call();
         if (answer.status !== 401 && answer.status !== 403) return answer;
+        // RFC 9449 section 9: the MCP server wants its nonce in the proof; the request is sent again once with it.
+        if (state.dpop !== undefined && !nonceRetried && (await import('../../client/flows/dpop.js')).asksForDpopNonce({ ...answer, body: '' })) {
+          nonceRetried = true;
+          renderer.info(`HTTP 401 use_dpop_nonce to ${what}: sending it again with the MCP server's DPoP nonce (RFC 9449 section 9)`);
+          continue;
+        }
         const challenge = resourceChallenge(answer.headers['www-authenticate']);
         if (answer.status === 403 && challenge.error !== 'insufficient_scope') return answer;
         renderer.step(
@@ -73,7 +84,7 @@ export async function runMcp(url: string, method: string, name: string | undefin
         authorizations++;
         const { authorizeMcp } = await import('./mcp-authorize.js');
         const got = await authorizeMcp(url, { ...answer, method: 'POST' }, options, { http, renderer, io }, answer.status === 403 ? state.scopes : undefined);
-        Object.assign(state, { token: got.accessToken, scopes: got.scopes, resource: url });
+        Object.assign(state, { token: got.accessToken, scopes: got.scopes, resource: url, dpop: got.dpop });
       }
     };
     return await exchange(method, params, { mcpVersion, input, json: options.json, verbose: options.verbose }, { session, renderer, io, send });
@@ -91,21 +102,12 @@ function parseMcpVersion(value: string | undefined): string | undefined {
   );
 }
 
-/** The authorization of every MCP request: the token of the moment, as Bearer (RFC 6750 section 2.1). */
-export function bearer(state: { token?: string | undefined }): McpAuthorization {
-  return { headers: async (): Promise<Record<string, string>> => (state.token === undefined ? {} : { authorization: `Bearer ${state.token}` }) };
-}
-
 /**
  * The renderer and HTTP client, as createFlowRuntime makes them, without loading the flow pipeline: a
  * run with a cached token needs none of it (the authorization loads it when a 401 comes).
  */
 async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
-  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([
-    import('../../output/render.js'),
-    import('../../client/http/http.js'),
-    import('../options/http-timeout.js'),
-  ]);
+  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([import('../../output/render.js'), import('../../client/http/http.js'), import('../options/http-timeout.js')]);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const clientCertificate =
     options.tlsCert !== undefined || options.tlsKey !== undefined ? await (await import('../../client/flows/keys.js')).readClientCertificate(options.tlsCert, options.tlsKey) : undefined;
@@ -113,8 +115,7 @@ async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Rend
   return { renderer, http };
 }
 
-interface TokenState {
-  token?: string | undefined;
+interface TokenState extends McpTokenState {
   scopes?: string[] | undefined;
   /** The resource the token is cached under. */
   resource?: string | undefined;
@@ -135,8 +136,14 @@ async function cachedToken(url: string, options: McpOptions, http: HttpClient, i
   const resource = found.entry.resource!;
   try {
     const valid = await accessTokenFromCache({ protectedResource: resource, clientSecret: options.clientSecret }, { http, env: io.env });
-    renderer.info(`Using the login cached for ${resource}`);
-    return { token: valid.accessToken, scopes: found.entry.scope?.split(' ').filter(Boolean), resource };
+    // A DPoP-bound login presents the key it was bound to (RFC 9449 section 7.1).
+    const dpop = (found.entry.token_type ?? 'Bearer').toLowerCase() === 'dpop' ? (await (await import('../login/bound-login.js')).boundLoginOf({ protectedResource: resource }, io.env)).dpop : undefined;
+    if (dpop === undefined && (options.dpop === true || options.dpopKey !== undefined)) {
+      renderer.info(`the login cached for ${resource} is not DPoP-bound: authorizing anew for a DPoP-bound token (--dpop)`);
+      return {};
+    }
+    renderer.info(`Using the ${dpop ? 'DPoP-bound ' : ''}login cached for ${resource}`);
+    return { token: valid.accessToken, scopes: found.entry.scope?.split(' ').filter(Boolean), resource, dpop };
   } catch (err) {
     if (!(err instanceof CliError)) throw err;
     renderer.info(`the login cached for ${resource} cannot be used (${err.message}): authorizing anew`);

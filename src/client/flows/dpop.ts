@@ -19,7 +19,7 @@ export class DpopSession {
   }
 
   /** Keeps the DPoP-Nonce a response carries. True when it was a new one. */
-  rememberNonce(url: string, res: HttpResponse): boolean {
+  rememberNonce(url: string, res: Pick<HttpResponse, 'headers'>): boolean {
     const nonce = res.headers['dpop-nonce'];
     if (nonce === undefined || nonce === '') return false;
     const origin = new URL(url).origin;
@@ -33,7 +33,7 @@ export class DpopSession {
  * The server asks for a nonce: an authorization server with a use_dpop_nonce error (RFC 9449 section 8),
  * a resource server with a 401 whose DPoP challenge says use_dpop_nonce (section 9).
  */
-export function asksForDpopNonce(res: HttpResponse): boolean {
+export function asksForDpopNonce(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>): boolean {
   if (res.headers['dpop-nonce'] === undefined) return false;
   if (res.status === 400) {
     try {

@@ -21,6 +21,7 @@ function challenge(ex: Exchange, scope: string[], error?: string, description?: 
   if (error) params.push(`error="${error}"`, `error_description=${quotedString(errorDescription(description ?? ''))}`);
   if (metadata) params.push(`resource_metadata=${quotedString(metadata)}`);
   if (scope.length > 0) params.push(`scope=${quotedString(scope.join(' '))}`);
+  // RFC 9449 section 7.1: a DPoP challenge names the algorithms the proofs may use.
   if (scheme === 'DPoP') params.push(dpopChallengeAlgs(ex.state.config));
   return `${scheme} ${params.join(', ')}`;
 }
@@ -31,7 +32,7 @@ export function refuse(ex: Exchange, status: 401 | 403, scope: string[], error?:
   if (error) ex.log.error = error;
   if (description) ex.log.errorDescription = errorDescription(description);
   const body = error ? { error, error_description: errorDescription(description ?? '') } : { error_description: 'an access token is required (Authorization: Bearer ...)' };
-  sendJson(ex.res, status, body, { 'WWW-Authenticate': challenge(ex, scope, error, description, scheme), 'Cache-Control': 'no-store', ...headers });
+  sendJson(ex.res, status, body, { ...headers, 'WWW-Authenticate': challenge(ex, scope, error, description, scheme), 'Cache-Control': 'no-store' });
 }
 
 /**
@@ -45,16 +46,17 @@ export async function mcpBearer(ex: Exchange): Promise<AccessTokenClaims | undef
   const { config } = ex.state;
   const scopes = config.mcp.scopes;
   const header = ex.req.headers.authorization;
+  // A DPoP-bound token comes as `Authorization: DPoP` (RFC 9449 section 7.1, SEP-1932), any other as Bearer.
   if (header === undefined || !/^(Bearer|DPoP)(\s|$)/i.test(header)) return void refuse(ex, 401, scopes);
   const scheme: TokenScheme = /^DPoP/i.test(header) ? 'DPoP' : 'Bearer';
   const m = /^(?:Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return void refuse(ex, 401, scopes, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (RFC 6750 section 2.1)`, scheme);
+  if (!m) return void refuse(ex, 401, scopes, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (${scheme === 'DPoP' ? 'RFC 9449 section 7.1' : 'RFC 6750 section 2.1'})`, scheme);
   const target = mcpTarget(ex.state);
   const audiences = [target.resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
   // The issuer the endpoint's metadata names: after a move (SEP-2352), the old issuer's tokens are refused.
   const check = await checkAccessToken(target.state, m[1]!, audiences);
   if (!check.ok) return void refuse(ex, 401, scopes, 'invalid_token', REFUSALS[check.reason], scheme);
-  // RFC 9449 section 7.1: a DPoP-bound token goes with Authorization: DPoP and a proof for this request.
+  // A DPoP-bound token as Bearer, a missing or bad proof, a nonce to use (the mock's `dpop_nonce`, RFC 9449 section 9).
   const problem = await possessionProblem(ex, scheme, m[1]!, check.claims);
   if (problem) return void refuse(ex, 401, scopes, problem.error, problem.description, challengeScheme(scheme, check.claims), problem.headers);
   ex.log.clientId = check.claims.client_id;

@@ -127,9 +127,6 @@ describe('oauthctl mcp against the MCP SDK server', () => {
     const noPkce = await runCli(['mcp', server.mcp, '--no-pkce', '--no-cache', '--headless'], { env });
     expect(noPkce.code).toBe(2);
     expect(noPkce.stderr).toContain('--no-pkce cannot be used with mcp');
-    const dpop = await runCli(['mcp', server.mcp, '--dpop'], { env });
-    expect(dpop.code).toBe(2);
-    expect(dpop.stderr).toContain('mcp does not send DPoP proofs');
-    for (const r of [noName, badArgs, noPkce, dpop]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    for (const r of [noName, badArgs, noPkce]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
