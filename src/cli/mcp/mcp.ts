@@ -107,7 +107,11 @@ function parseMcpVersion(value: string | undefined): string | undefined {
  * run with a cached token needs none of it (the authorization loads it when a 401 comes).
  */
 async function mcpRuntime(options: McpOptions, io: IO): Promise<{ renderer: Renderer; http: HttpClient }> {
-  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([import('../../output/render.js'), import('../../client/http/http.js'), import('../options/http-timeout.js')]);
+  const [{ createRenderer }, { createHttpClient }, { httpTimeoutMs }] = await Promise.all([
+    import('../../output/render.js'),
+    import('../../client/http/http.js'),
+    import('../options/http-timeout.js'),
+  ]);
   const renderer = createRenderer(io, { verbose: options.verbose, color: options.color, showSecrets: options.showSecrets });
   const clientCertificate =
     options.tlsCert !== undefined || options.tlsKey !== undefined ? await (await import('../../client/flows/keys.js')).readClientCertificate(options.tlsCert, options.tlsKey) : undefined;
@@ -137,7 +141,8 @@ async function cachedToken(url: string, options: McpOptions, http: HttpClient, i
   try {
     const valid = await accessTokenFromCache({ protectedResource: resource, clientSecret: options.clientSecret }, { http, env: io.env });
     // A DPoP-bound login presents the key it was bound to (RFC 9449 section 7.1).
-    const dpop = (found.entry.token_type ?? 'Bearer').toLowerCase() === 'dpop' ? (await (await import('../login/bound-login.js')).boundLoginOf({ protectedResource: resource }, io.env)).dpop : undefined;
+    const dpop =
+      (found.entry.token_type ?? 'Bearer').toLowerCase() === 'dpop' ? (await (await import('../login/bound-login.js')).boundLoginOf({ protectedResource: resource }, io.env)).dpop : undefined;
     if (dpop === undefined && (options.dpop === true || options.dpopKey !== undefined)) {
       renderer.info(`the login cached for ${resource} is not DPoP-bound: authorizing anew for a DPoP-bound token (--dpop)`);
       return {};

@@ -50,7 +50,15 @@ export async function mcpBearer(ex: Exchange): Promise<AccessTokenClaims | undef
   if (header === undefined || !/^(Bearer|DPoP)(\s|$)/i.test(header)) return void refuse(ex, 401, scopes);
   const scheme: TokenScheme = /^DPoP/i.test(header) ? 'DPoP' : 'Bearer';
   const m = /^(?:Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return void refuse(ex, 401, scopes, 'invalid_request', `the Authorization header is not a valid ${scheme} credential (${scheme === 'DPoP' ? 'RFC 9449 section 7.1' : 'RFC 6750 section 2.1'})`, scheme);
+  if (!m)
+    return void refuse(
+      ex,
+      401,
+      scopes,
+      'invalid_request',
+      `the Authorization header is not a valid ${scheme} credential (${scheme === 'DPoP' ? 'RFC 9449 section 7.1' : 'RFC 6750 section 2.1'})`,
+      scheme,
+    );
   const target = mcpTarget(ex.state);
   const audiences = [target.resource, ...(config.mcp.revision === '2025-03-26' ? [ex.state.baseUrl] : [])];
   // The issuer the endpoint's metadata names: after a move (SEP-2352), the old issuer's tokens are refused.
