@@ -63,8 +63,12 @@ async function warmUpHotPaths(mock, env) {
   writeFileSync(codeCacheOf(TOKEN_BUNDLE), token.script.createCachedData());
 
   const mcp = loadCli('make-code-cache', MCP_BUNDLE);
-  const code = await mcp.cli.mcpFromCache(['mcp', mcpUrl], { stdout: discardingStream(), stderr: discardingStream(), env });
-  if (code !== 0) throw new Error(`mcp did not answer from the cache (${code})`);
+  // Both revisions (the mock speaks 2026-07-28; a server of 2025-11-25 is initialized first), so that the
+  // cache holds the code of either exchange.
+  for (const version of [[], ['--mcp-version', '2025-11-25']]) {
+    const code = await mcp.cli.mcpFromCache(['mcp', mcpUrl, ...version], { stdout: discardingStream(), stderr: discardingStream(), env });
+    if (code !== 0) throw new Error(`mcp ${version.join(' ')} did not answer from the cache (${code})`);
+  }
   writeFileSync(codeCacheOf(MCP_BUNDLE), mcp.script.createCachedData());
 }
 

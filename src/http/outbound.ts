@@ -15,8 +15,9 @@ export interface OutboundRequest {
   /** Whether the body of an answer with this status is wanted; when not, it is never read and comes back ''. Default: always. */
   readBody?: (status: number) => boolean;
   /**
-   * Asked after each piece of the body (the body so far): true ends the response there, the
-   * connection closed and never reused (a stream whose answer has come, kept open by the server).
+   * Asked after each piece of the body (the body so far): true answers with the body so far (a stream
+   * whose answer has come). The rest is drained for a short grace: a stream that ends then leaves its
+   * connection to be reused; one the server keeps open is closed, never reused (src/http/request.ts; behind a proxy it is closed at once).
    */
   enough?: ((status: number, headers: Record<string, string>, body: Buffer) => boolean) | undefined;
 }

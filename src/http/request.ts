@@ -105,14 +105,19 @@ function sendOnce(request: (url: URL, options: RequestOptions) => ClientRequest,
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
+        if (settled) {
+          // The answer came (enough): the rest is drained, within the same limit, for the connection's sake.
+          if (size > req.maxBytes) outgoing.destroy();
+          return;
+        }
         if (size > req.maxBytes) return fail(new ResponseTooLarge(req.maxBytes));
         chunks.push(chunk);
         if (req.enough === undefined) return;
         const sofar = Buffer.concat(chunks);
         if (req.enough(status, headers, sofar))
           settle(() => {
-            outgoing.destroy();
             resolve({ status, headers, body: sofar.toString('utf8') });
+            closeUnlessEnding(outgoing, res);
           });
       });
       // A body cut short (fewer bytes than framed, a chunked body without its last chunk) is never taken for the whole.
@@ -125,6 +130,21 @@ function sendOnce(request: (url: URL, options: RequestOptions) => ClientRequest,
     });
     outgoing.end(req.body);
   });
+}
+
+/**
+ * How long a stream whose answer has come (enough) may take to end by itself: an MCP server ends a POST's
+ * SSE stream right after its response, and the connection then goes back to the pool for the next
+ * request (a TCP, and TLS, handshake saved); a stream still open after this is closed, never reused.
+ */
+const ENDING_GRACE_MS = 250;
+
+function closeUnlessEnding(outgoing: ClientRequest, res: IncomingMessage): void {
+  if (res.complete) return;
+  // unref: a process with nothing else to do does not wait for it (closing the pool ends the stream too).
+  const timer = setTimeout(() => outgoing.destroy(), ENDING_GRACE_MS).unref();
+  res.once('end', () => clearTimeout(timer));
+  res.once('close', () => clearTimeout(timer));
 }
 
 /** Behind a proxy: undici, loaded then (it costs more to load than a short command's whole request). */

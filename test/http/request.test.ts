@@ -92,6 +92,55 @@ describe('outbound requests (src/http: node:http)', () => {
     expect(res.body).toBe(event);
   });
 
+  describe('a stream whose answer has come (enough)', () => {
+    const event = (n: number) => `event: message\ndata: {"jsonrpc":"2.0","id":${n},"result":{}}\n\n`;
+    const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    const enough = (_status: number, _headers: Record<string, string>, body: Buffer) => body.includes('\n\n');
+    /** Resolves when the server has seen `socket` closed. */
+    const closed = (socket: import('node:net').Socket) => new Promise<void>((r) => (socket.destroyed ? r() : socket.once('close', () => r())));
+
+    it('answers at once, and a stream the server then ends leaves its connection for the next request', async () => {
+      // As an MCP server's POST: the response event, then (a moment later) the stream's end.
+      const server = await rawServer((s, _req, n) => {
+        s.write(head + chunk(event(n)));
+        setImmediate(() => s.write('0\r\n\r\n'));
+      });
+      const o = outbound();
+      const first = await send(o, server.url, { enough });
+      expect(first.body).toBe(event(0));
+      const second = await send(o, server.url, { enough });
+      expect(second.body).toBe(event(1));
+      // The second request went on the first connection once the first stream ended, or on a second one if
+      // it was sent before that end arrived: never more than two, and the first is not closed by oauthctl.
+      expect(server.connections.length).toBeLessThanOrEqual(2);
+      const third = await send(o, server.url, { enough });
+      expect(third.body).toBe(event(2));
+      expect(server.connections.length).toBeLessThanOrEqual(2);
+    });
+
+    it('a stream the server keeps open after the answer is closed after a short grace, and never reused', async () => {
+      const server = await rawServer((s, _req, n) => s.write(head + chunk(event(n))));
+      const o = outbound();
+      expect((await send(o, server.url, { enough })).body).toBe(event(0));
+      await closed(server.connections[0]!);
+      expect((await send(o, server.url, { enough })).body).toBe(event(1));
+      expect(server.connections).toHaveLength(2);
+    });
+
+    it('a stream that floods past the limit after its answer is cut off there', async () => {
+      const server = await rawServer((s) => {
+        s.write(head + chunk(event(0)));
+        const flood = chunk('x'.repeat(4096));
+        const more = (): void => void (s.destroyed || s.write(flood, () => setImmediate(more)));
+        more();
+      });
+      expect((await send(outbound(), server.url, { enough, maxBytes: 64 * 1024 })).body).toBe(event(0));
+      await closed(server.connections[0]!);
+      expect(server.connections).toHaveLength(1);
+    });
+  });
+
   it('refuses a header value that would break the request (a server-given token with CR LF) and sends nothing', async () => {
     const server = await rawServer((s) => s.write(ok('{}')));
     const o = outbound();
