@@ -21,6 +21,12 @@ import { describeExchange, type AuthorizeOutcome, type AuthorizeParams, type Iss
 import type { MetadataLookup } from './metadata-lookup.js';
 import { jsonValue } from './json-body.js';
 
+/** A tool the user lets the audit call, with its arguments (audit --call-tool NAME --tool-arguments JSON). */
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 /** What the audit knows about the server and the client(s) it may use. */
 export interface AuditSetup {
   config: FlowConfig;
@@ -29,6 +35,8 @@ export interface AuditSetup {
   credentials?: Credentials | undefined;
   /** A real access token for the protected resource (--token), where the audit cannot get one itself. */
   token?: string | undefined;
+  /** The one tool of an MCP server the audit may call (--call-tool, --tool-arguments): a tool that needs more scope than the server's challenge names. */
+  toolCall?: ToolCall | undefined;
   /** The plan the audit checks (--plan), when one: a probe may judge more strictly under it. */
   plan?: string | undefined;
   /** A second registered client, for the code-to-client binding probe. */
@@ -65,6 +73,7 @@ export class AuditContext {
   readonly apiUrl: string | undefined;
   readonly metadataLookup: MetadataLookup | undefined;
   readonly givenToken: string | undefined;
+  readonly toolCall: ToolCall | undefined;
   readonly plan: string | undefined;
   private readonly jar = new CookieJar();
   /** Set once a walk reached the redirect URI: the user agent can get through this server's pages. */
@@ -81,6 +90,7 @@ export class AuditContext {
     this.apiUrl = setup.apiUrl;
     this.metadataLookup = setup.metadataLookup;
     this.givenToken = setup.token;
+    this.toolCall = setup.toolCall;
     this.plan = setup.plan;
   }
 

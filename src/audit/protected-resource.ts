@@ -40,13 +40,25 @@ export async function requiredScopes(ctx: AuditContext): Promise<string[]> {
  * so the report says it once).
  */
 export async function tokenFor(ctx: AuditContext, options: { resource?: string | null; scopes?: readonly string[] } = {}): Promise<string> {
+  return (await scopedToken(ctx, options)).token;
+}
+
+/**
+ * tokenFor's token with the scopes it was granted: the token response's `scope`, else those asked for
+ * (RFC 6749 section 5.1: the server names the scope when it differs from the request), else unknown.
+ */
+export async function scopedToken(ctx: AuditContext, options: { resource?: string | null; scopes?: readonly string[] } = {}): Promise<{ token: string; granted: string[] | undefined }> {
   const resource = options.resource === undefined ? resourceUrl(ctx) : options.resource;
   const scope = options.scopes !== undefined ? formatScope(options.scopes) : undefined;
+  const issued = (json: unknown) => {
+    const { access_token, scope: granted } = json as { access_token: string; scope?: unknown };
+    return { token: access_token, granted: typeof granted === 'string' ? parseScope(granted) : options.scopes?.slice() };
+  };
   let reason: string;
   try {
-    const issued = await ctx.obtainCode({ ...(options.scopes !== undefined && { scopes: options.scopes }), ...(resource !== null && { extraParams: { resource } }) });
-    const exchange = await ctx.redeem(issued, resource !== null ? { resource } : {});
-    if (issuedTokens(exchange)) return (exchange.json as { access_token: string }).access_token;
+    const code = await ctx.obtainCode({ ...(options.scopes !== undefined && { scopes: options.scopes }), ...(resource !== null && { extraParams: { resource } }) });
+    const exchange = await ctx.redeem(code, resource !== null ? { resource } : {});
+    if (issuedTokens(exchange)) return issued(exchange.json);
     reason = `no token${resource !== null ? ` for ${resource}` : ''}: ${describeExchange(exchange)}`;
   } catch (err) {
     if (!(err instanceof ProbeFailure)) throw err;
@@ -54,7 +66,7 @@ export async function tokenFor(ctx: AuditContext, options: { resource?: string |
   }
   if (!ctx.isPublicClient) {
     const exchange = await ctx.token({ grant_type: 'client_credentials', ...(scope ? { scope } : {}), ...(resource !== null && { resource }) });
-    if (issuedTokens(exchange)) return (exchange.json as { access_token: string }).access_token;
+    if (issuedTokens(exchange)) return issued(exchange.json);
   }
   throw new ProbeSkip(
     `not tested: the audit could not get a token${resource === null ? ' for another resource' : ''} from the authorization server (${reason}); give --token, or the account (--username, --password)`,

@@ -1,7 +1,8 @@
 // audit --protected-resource on MCP servers written with the 1.x MCP SDK (@modelcontextprotocol/sdk:
 // requireBearerAuth, its metadata router, the Streamable HTTP transport) in front of the mock as
 // authorization server: the example done right, and broken one way each (no audience check, an
-// introspection verifier that throws, no resource metadata, metadata for another URL, no Origin check).
+// introspection verifier that throws, no resource metadata, metadata for another URL, no Origin check, a
+// tool whose scope is not checked or is refused without naming it).
 // Each broken variant fails the probe named for its fault (exit 1); the right one and the mock's own MCP
 // endpoint pass (exit 0). All real HTTP on loopback, the servers started once.
 import { createServer, type Server } from 'node:http';
@@ -20,11 +21,13 @@ import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
 
-type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-metadata' | 'other-resource' | 'no-origin-check';
-const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-metadata', 'other-resource', 'no-origin-check'];
+type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-metadata' | 'other-resource' | 'no-origin-check' | 'no-tool-scope' | 'tool-scope-unnamed';
+const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-metadata', 'other-resource', 'no-origin-check', 'no-tool-scope', 'tool-scope-unnamed'];
 
 interface SdkServer {
   url: string;
+  /** The JSON-RPC methods it was sent (tools/call with the tool's name), in order. */
+  methods: string[];
   attach(issuer: Record<string, unknown>, mock: MockServer): void;
   close(): Promise<void>;
 }
@@ -32,7 +35,8 @@ interface SdkServer {
 /**
  * The SDK's example shape: a stateless MCP server at /mcp (POST; GET 405), scope photo. The right one
  * checks JWTs with the authorization server's keys and issuer, the audience (expectedResource), and the
- * Origin (the transport's DNS rebinding protection). It listens first (the mock must know its URL as a
+ * Origin (the transport's DNS rebinding protection); its tool whoami needs scope profile too, asked for
+ * with 403 insufficient_scope before the tool runs (MCP authorization, scope challenge handling). It listens first (the mock must know its URL as a
  * resource indicator), then `attach` gives it the server's metadata.
  */
 async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
@@ -43,6 +47,7 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `${origin}/mcp`;
+  const methods: string[] = [];
   const attach = (issuer: Record<string, unknown>, mock: MockServer) => {
     const jwks = createRemoteJWKSet(new URL(String(issuer.jwks_uri)));
     const byJwt = async (token: string): Promise<AuthInfo> => {
@@ -76,9 +81,21 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
       if (variant === 'other-resource')
         router.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json({ resource: 'https://other.example/mcp', authorization_servers: [issuer.issuer] }));
     }
-    router.post('/mcp', auth, express.json(), async (req: Request, res: Response) => {
+    // The tool's own scope, checked before the transport runs it; no-tool-scope leaves it out, tool-scope-unnamed refuses without naming it.
+    const toolScope = (req: Request, res: Response, next: NextFunction) => {
+      const { method, params } = (req.body ?? {}) as { method?: string; params?: { name?: string } };
+      methods.push(method === 'tools/call' ? `tools/call ${params?.name}` : String(method));
+      if (variant === 'no-tool-scope' || method !== 'tools/call' || params?.name !== 'whoami' || req.auth?.scopes.includes('profile')) return next();
+      const scope = variant === 'tool-scope-unnamed' ? '' : ', scope="photo profile"';
+      res
+        .status(403)
+        .set('WWW-Authenticate', `Bearer error="insufficient_scope"${scope}, resource_metadata="${getOAuthProtectedResourceMetadataUrl(new URL(url))}"`)
+        .json({ error: 'insufficient_scope' });
+    };
+    router.post('/mcp', auth, express.json(), toolScope, async (req: Request, res: Response) => {
       const mcp = new McpServer({ name: 'sdk-example', version: '1.0.0' });
       mcp.registerTool('ping', { description: 'pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+      mcp.registerTool('whoami', { description: 'who the token is for' }, (extra) => ({ content: [{ type: 'text' as const, text: String(extra.authInfo?.clientId) }] }));
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -93,6 +110,7 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   };
   return {
     url,
+    methods,
     attach,
     close: () =>
       new Promise<void>((r) => {
@@ -190,6 +208,43 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     });
   }
 
+  it('without --call-tool the audit calls no tool: mcp-tool-scope is not tested, saying how to name one', async () => {
+    const server = servers.get('correct')!;
+    const before = server.methods.length;
+    const { report } = await audit(server.url);
+    expect(server.methods.slice(before).filter((m) => m.startsWith('tools/call'))).toEqual([]);
+    const probe = report.probes.find((p) => p.id === 'mcp-tool-scope')!;
+    expect([probe.status, probe.detail]).toEqual(['skip', expect.stringMatching(/^not tested: the audit calls a tool only when --call-tool names one/)]);
+  });
+
+  it('--call-tool: the tool that needs more scope answers 403 insufficient_scope naming it; where it runs anyway, or the 403 names no scope, mcp-tool-scope fails', async () => {
+    const right = await audit(urlOf('correct'), '--only', 'mcp-tool-scope', '--call-tool', 'whoami');
+    const probe = (r: typeof right) => r.report.probes.find((p) => p.id === 'mcp-tool-scope')!;
+    expect([probe(right).status, probe(right).detail], right.stderr).toEqual(['pass', 'tools/call whoami with a token of scope "photo": 403 insufficient_scope, scope="photo profile"']);
+    expect(right.code).toBe(0);
+    // Called once, with the token short of profile (tools/list first, with the audit's own token, finds it listed).
+    expect(servers.get('correct')!.methods.filter((m) => m === 'tools/call whoami')).toHaveLength(1);
+    const runs = await audit(urlOf('no-tool-scope'), '--only', 'mcp-tool-scope', '--call-tool', 'whoami');
+    expect([probe(runs).status, probe(runs).detail]).toEqual([
+      'fail',
+      expect.stringMatching(/^tools\/call whoami with a token of scope "photo" ran \(HTTP 200, a result\): the tool's scope is not checked/),
+    ]);
+    expect(runs.code).toBe(1);
+    const unnamed = await audit(urlOf('tool-scope-unnamed'), '--only', 'mcp-tool-scope', '--call-tool', 'whoami');
+    expect([probe(unnamed).status, probe(unnamed).detail]).toEqual(['fail', expect.stringMatching(/403 insufficient_scope, but its challenge names no scope to ask for/)]);
+    expect(unnamed.code).toBe(1);
+    // A tool the server does not list is not called at all.
+    const before = servers.get('correct')!.methods.length;
+    const missing = await audit(urlOf('correct'), '--only', 'mcp-tool-scope', '--call-tool', 'nosuch');
+    expect([probe(missing).status, probe(missing).detail]).toEqual(['skip', 'not tested: tools/list does not list nosuch (the tool --call-tool names)']);
+    expect(
+      servers
+        .get('correct')!
+        .methods.slice(before)
+        .filter((m) => m.startsWith('tools/call')),
+    ).toEqual([]);
+  });
+
   it('--plan mcp: the right server meets every requirement but those it cannot be tested for; the one without an Origin check fails the plan', async () => {
     const broken = await audit(urlOf('no-origin-check'), '--plan', 'mcp');
     expect(broken.report.summary.plan?.passed).toBe(false);
@@ -226,8 +281,46 @@ describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
     // The text verdict says what was not verified.
     const io = memoryIO();
     await run(['audit', '--protected-resource', `${mock.baseUrl}/mcp`, '--client-id', 'photo-cli', '--plan', 'mcp'], io);
-    expect(io.out()).toMatch(/plan mcp \(.*\): passed, with 1 requirement not verified/);
+    expect(io.out()).toMatch(/plan mcp \(.*\): passed, with 2 requirements not verified/);
     expect(io.out()).toMatch(/not verified +authz 2\.6 +refuses expired, not yet valid and revoked tokens/);
+    // A tool's step-up is seen only by calling one, which no --call-tool asked for.
+    const stepUp = plan.requirements.find((r) => r.text === 'answers a call of a tool that needs more scope with 403 insufficient_scope naming that scope')!;
+    expect([stepUp.status, stepUp.missing.join(' ')]).toEqual(['not verified', expect.stringMatching(/mcp-tool-scope: skip \(not tested: the audit calls a tool only when --call-tool names one/)]);
+  });
+
+  for (const [revision, config] of [
+    ['2026-07-28', { tool_scopes: { whoami: ['profile'] } }],
+    ['2025-11-25, in a session', { tool_scopes: { whoami: ['profile'] }, protocol_versions: ['2025-11-25'] }],
+  ] as const) {
+    it(`--call-tool on the mock's step-up (mcp.tool_scopes, ${revision}): 403 insufficient_scope naming profile passes, and --plan mcp verifies it`, async () => {
+      const stepUp = await createMockServer({ mcp: config }, { autoLogin: 'alice' });
+      try {
+        const { code, report, stderr } = await audit(`${stepUp.baseUrl}/mcp`, '--plan', 'mcp', '--call-tool', 'whoami', '--tool-arguments', '{}');
+        const probe = report.probes.find((p) => p.id === 'mcp-tool-scope')!;
+        expect([probe.status, probe.detail], stderr).toEqual(['pass', 'tools/call whoami with a token of scope "photo": 403 insufficient_scope, scope="photo profile"']);
+        const plan = report.summary.plan as unknown as { requirements: { text: string; status: string }[] };
+        expect(plan.requirements.find((r) => r.text.startsWith('answers a call of a tool'))!.status).toBe('met');
+        expect(code).toBe(0);
+      } finally {
+        await stepUp.close();
+      }
+    });
+  }
+
+  it('--call-tool and --tool-arguments given wrong: one line each, exit 2, nothing sent', async () => {
+    for (const [args, line] of [
+      [['--call-tool', 'whoami', '--tool-arguments', '[1]'], /^oauthctl: error: --tool-arguments must be a JSON object/],
+      [['--call-tool', 'whoami', '--tool-arguments', '{not json'], /^oauthctl: error: --tool-arguments must be a JSON object/],
+      [['--tool-arguments', '{}'], /^oauthctl: error: --tool-arguments needs --call-tool NAME/],
+      [['--call-tool', ' '], /^oauthctl: error: --call-tool needs the name of a tool/],
+    ] as const) {
+      const io = memoryIO();
+      const code = await run(['audit', '--protected-resource', `${mock.baseUrl}/mcp`, '--client-id', 'photo-cli', ...args], io);
+      expect([code, io.err().trim().split('\n')], args.join(' ')).toEqual([2, [expect.stringMatching(line)]]);
+    }
+    const io = memoryIO();
+    expect(await run(['audit', '--auth-url', mock.authUrl, '--client-id', 'photo-cli', '--call-tool', 'whoami'], io)).toBe(2);
+    expect(io.err()).toMatch(/^oauthctl: error: --call-tool needs --protected-resource URL/);
   });
 
   it("the mock's own MCP endpoint: no probe fails, exit 0", async () => {

@@ -7,6 +7,7 @@ import type { ClientCredentials } from '../../oauth/token-request.js';
 import type { Renderer, Style } from '../../output/render.js';
 import { aboutOf, type AuditProbe, type ProbeStatus } from '../../audit/types.js';
 import type { AuditPlan } from '../../audit/plan.js';
+import type { ToolCall } from '../../audit/context.js';
 import type { AuditView } from '../../audit/table.js';
 import type { MetadataLookup } from '../../audit/metadata-lookup.js';
 import type { FlowConfig } from '../../client/flows/flow-config.js';
@@ -40,12 +41,16 @@ export interface AuditOptions extends FlowOptionsInput, CommonOptions {
   withAuthorizationServer?: boolean;
   /** A real access token for the protected resource, where the audit cannot get one itself. */
   token?: string;
+  /** The one tool of an MCP server the audit may call (mcp-tool-scope), and its arguments as JSON. */
+  callTool?: string;
+  toolArguments?: string;
 }
 
 /** Runs the probes against the server and prints the report; returns the exit code (1 when a probe failed). */
 export async function runAuditCommand(options: AuditOptions, io: IO): Promise<number> {
   if (options.list) return listProbes(options, io);
   const account = auditAccount(options, io.env);
+  const tool = toolCall(options);
   const [{ createRenderer, printJson }, { createHttpClient }, { readClientCertificate }, { AuditContext }, { runAudit }, { PROBES }] = await Promise.all([
     import('../../output/render.js'),
     import('../../client/http/http.js'),
@@ -83,6 +88,7 @@ export async function runAuditCommand(options: AuditOptions, io: IO): Promise<nu
       http,
       credentials: account.username !== undefined && account.password !== undefined ? { username: account.username, password: account.password } : undefined,
       token: options.token,
+      toolCall: tool,
       plan: options.plan,
       secondClient: secondClient(options, io.env),
       issuer,
@@ -186,12 +192,35 @@ function auditedProbes(selected: readonly AuditProbe[], options: AuditOptions): 
     if (options.plan === 'mcp') throw new UsageError('--plan mcp needs --protected-resource URL', "give the MCP server's URL, e.g. --protected-resource https://mcp.example.com/mcp");
     if (options.token !== undefined) throw new UsageError('--token needs --protected-resource URL', 'the token is presented to the resource being audited');
     if (options.withAuthorizationServer) throw new UsageError('--with-authorization-server needs --protected-resource URL', 'an audit without a resource is of the authorization server already');
+    if (options.callTool !== undefined) throw new UsageError('--call-tool needs --protected-resource URL', 'the tool is called on the MCP server being audited');
     return selected.filter((p) => aboutOf(p) === 'authorization_server');
   }
   const named = (options.only ?? []).length + (options.probe ?? []).length > 0;
   const resource = selected.filter((p) => aboutOf(p) === 'resource');
   const server = selected.filter((p) => aboutOf(p) === 'authorization_server');
   return options.withAuthorizationServer || named ? [...resource, ...server] : resource;
+}
+
+/**
+ * The tool the audit may call (--call-tool) with its arguments (--tool-arguments, a JSON object): checked
+ * before anything is sent.
+ */
+function toolCall(options: AuditOptions): ToolCall | undefined {
+  if (options.callTool === undefined) {
+    if (options.toolArguments !== undefined) throw new UsageError('--tool-arguments needs --call-tool NAME', 'they are the arguments of the tool the audit calls');
+    return undefined;
+  }
+  if (options.callTool.trim() === '') throw new UsageError('--call-tool needs the name of a tool', 'as tools/list names it, e.g. --call-tool whoami');
+  let args: unknown = {};
+  if (options.toolArguments !== undefined) {
+    try {
+      args = JSON.parse(options.toolArguments);
+    } catch {
+      args = undefined;
+    }
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new UsageError('--tool-arguments must be a JSON object', `as '{"text": "hi"}'`);
+  return { name: options.callTool, arguments: args as Record<string, unknown> };
 }
 
 /** The first line on stderr: what is audited, and how many probes are about what. */
@@ -318,6 +347,11 @@ export function register(program: Command, io: IO): void {
     .option('--second-client-secret <S>', `its secret, if it is confidential (also ${SECOND_CLIENT_SECRET_ENV})`)
     .option('--with-authorization-server', "with --protected-resource: run the authorization server's own probes too (by default only the resource's and its metadata chain's)")
     .option('--token <T>', 'with --protected-resource: a real access token for the resource, for when the audit cannot log in itself (it still logs in for the tokens it needs besides)')
+    .option(
+      '--call-tool <NAME>',
+      "with --protected-resource of an MCP server: a tool that needs more scope than the server's 401 asks for; mcp-tool-scope calls it once, with a token short of that scope, and expects 403 insufficient_scope (the audit calls no tool otherwise)",
+    )
+    .option('--tool-arguments <JSON>', "the arguments of --call-tool's tool, a JSON object (default {})")
     .option('--list', 'list every probe (id, category, threat, title) and exit; with --json as JSON')
     .addOption(new Option('--plan <NAME>', 'check a profile: each of its requirements (named by clause) met only when all its probes pass; exit 1 when one is not').choices(PLANS))
     .option('--only <ID>', 'run only these probes or categories (comma-separated or repeated)', collect)
@@ -351,7 +385,7 @@ Examples:
   $ oauthctl audit --auth-url http://127.0.0.1:9000 --client-id photo-web --client-secret photo-web-secret --scope "openid photo" --username alice --password wonderland --skip tls,implicit-refused --markdown audit.md
   $ oauthctl audit --protected-resource http://127.0.0.1:9000/api --client-id photo-cli --username alice --password wonderland --only resource-401-metadata,resource-metadata-match,resource-query-token
   $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli   # an MCP server: its probes only (docs/audit.md)
-  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli --plan mcp   # passes; expiry "not verified": the mock's tokens live an hour`,
+  $ oauthctl audit --protected-resource http://127.0.0.1:9000/api/mcp --client-id photo-cli --plan mcp   # passes; expiry and a tool's step-up "not verified": the mock's tokens live an hour, and no tool is named to call`,
   );
   cmd.action(async (options: AuditOptions, command: Command) => {
     setExitCode(command, await runAuditCommand(options, io));

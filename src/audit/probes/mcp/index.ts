@@ -6,6 +6,7 @@ import { mcpTokenAudienceProbe } from './mcp-token-audience.js';
 import { mcpOriginProbe } from './mcp-origin.js';
 import { mcpOfflineAccessProbe } from './mcp-offline-access.js';
 import { mcpStandardHeadersProbe } from './mcp-standard-headers.js';
+import { mcpToolScopeProbe } from './mcp-tool-scope.js';
 
 /** An MCP server (audit --protected-resource URL), met as MCP clients meet it: a POST of initialize first. */
 export const MCP_PROBES: readonly AuditProbe[] = [
@@ -16,4 +17,5 @@ export const MCP_PROBES: readonly AuditProbe[] = [
   mcpQueryTokenProbe,
   mcpOriginProbe,
   mcpStandardHeadersProbe,
+  mcpToolScopeProbe,
 ];

@@ -1,49 +1,6 @@
-import type { HttpResponse } from '../../../client/http/http.js';
-import { MCP_INITIALIZE, presentsAsMcp, resourceUrl, serverError, workingToken } from '../../protected-resource.js';
-import type { AuditContext } from '../../context.js';
+import { presentsAsMcp, serverError, workingToken } from '../../protected-resource.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
-
-/** The revision whose standard headers the probe checks (MCP 2026-07-28, SEP-2243). */
-const MODERN = '2026-07-28';
-
-/** A JSON-RPC request of the 2026-07-28 revision: its revision in `_meta`, and the standard headers as `headers` says. */
-function modernRequest(ctx: AuditContext, token: string, method: string, headers: Record<string, string>): Promise<HttpResponse> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'oauthctl-audit', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
-    },
-  });
-  return ctx.http.request(resourceUrl(ctx), {
-    method: 'POST',
-    headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}`, 'mcp-protocol-version': MODERN, ...headers },
-    body,
-  });
-}
-
-/** The JSON-RPC message of an answer, JSON or the first event of an SSE stream (MCP basic/transports). */
-function rpcMessage(res: HttpResponse): Record<string, unknown> | undefined {
-  const text = /text\/event-stream/i.test(res.headers['content-type'] ?? '') ? (/^data: ?(.*)$/m.exec(res.body)?.[1] ?? '') : res.body;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The revision the server agreed to at initialize (the audit's own 2025-11-25 handshake), for the "not tested" line. */
-async function legacyRevision(ctx: AuditContext, token: string): Promise<string> {
-  const res = await ctx.http.request(resourceUrl(ctx), {
-    method: 'POST',
-    headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: MCP_INITIALIZE,
-  });
-  const version = (rpcMessage(res)?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-  return typeof version === 'string' ? version : 'an earlier revision';
-}
+import { legacyRevision, modernRequest, MODERN, rpcMessage, speaksModern } from './rpc.js';
 
 /**
  * MCP 2026-07-28, basic/transports (standard headers, SEP-2243): every request carries MCP-Protocol-Version,
@@ -63,9 +20,7 @@ export const mcpStandardHeadersProbe: AuditProbe = {
   async run(ctx) {
     const token = await workingToken(ctx);
     if (!presentsAsMcp(ctx)) return skip('not tested: not an MCP server (it takes its token on a GET)');
-    const honest = await modernRequest(ctx, token, 'tools/list', { 'mcp-method': 'tools/list' });
-    const message = rpcMessage(honest);
-    if (honest.status !== 200 || message?.result === undefined) return skip(`not tested: the server speaks only ${await legacyRevision(ctx, token)}, not ${MODERN}`);
+    if (!(await speaksModern(ctx, token))) return skip(`not tested: the server speaks only ${await legacyRevision(ctx, token)}, not ${MODERN}`);
     const lying = await modernRequest(ctx, token, 'tools/list', { 'mcp-method': 'tools/call', 'mcp-name': 'oauthctl-audit' });
     const what = `a ${MODERN} tools/list whose Mcp-Method header says tools/call`;
     if (lying.status >= 500) return fail(serverError(lying, what));

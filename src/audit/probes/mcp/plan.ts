@@ -25,6 +25,8 @@ export const MCP_PLAN: AuditPlan = {
     { clause: 'authz 2.6', text: 'takes only tokens issued for itself (audience binding, RFC 8707)', probes: ['mcp-token-audience', 'resource-audience'] },
     { clause: 'authz 2.6', text: 'refuses expired, not yet valid and revoked tokens', probes: ['resource-expired-token', 'resource-not-yet-valid', 'resource-revoked-token'] },
     { clause: 'authz 2.7', text: 'answers a token without the needed scope with 403 insufficient_scope naming it', probes: ['resource-insufficient-scope'] },
+    // Seen only by calling a tool, which the audit does only when --call-tool names one: else not verified, saying so.
+    { clause: 'authz 2.7', text: 'answers a call of a tool that needs more scope with 403 insufficient_scope naming that scope', probes: ['mcp-tool-scope'] },
     { clause: 'transports 2.0', text: 'refuses a request from a foreign Origin with 403 (DNS rebinding)', probes: ['mcp-origin'] },
     { clause: 'SEP-2207', text: 'does not demand offline_access in its challenge or metadata', probes: ['mcp-offline-access'] },
     // Only a server that speaks 2026-07-28 is held to it: one that speaks an earlier revision only leaves it not applicable.
