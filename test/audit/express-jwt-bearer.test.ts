@@ -9,10 +9,8 @@ import express, { type RequestHandler, type NextFunction, type Request, type Res
 import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import type { AuditReport } from '../../src/audit/types.js';
-import { memoryIO } from '../agent/helpers/io.js';
+import { auditResource, failed, statuses } from './helpers/resource-audit.js';
 
 type Variant = 'correct' | 'no-audience' | 'any-issuer';
 const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'any-issuer'];
@@ -76,13 +74,7 @@ async function expressApi(variant: Variant): Promise<Api> {
   };
 }
 
-async function audit(resource: string): Promise<{ code: number; report: AuditReport; stderr: string }> {
-  const io = memoryIO();
-  const code = await run(['audit', '--protected-resource', resource, '--client-id', 'photo-cli', '--json'], io);
-  return { code, report: JSON.parse(io.out()) as AuditReport, stderr: io.err() };
-}
-const statuses = (report: AuditReport) => Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
-const failed = (report: AuditReport) => report.probes.filter((p) => p.status === 'fail').map((p) => p.id);
+const audit = (resource: string) => auditResource(resource);
 
 describe('audit --protected-resource on an Express API protected by express-oauth2-jwt-bearer', () => {
   let mock: MockServer;

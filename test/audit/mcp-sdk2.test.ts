@@ -6,7 +6,6 @@
 // one passes (exit 0). All real HTTP on loopback, the servers started once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
 import {
   McpServer,
   OAuthError,
@@ -17,14 +16,11 @@ import {
   oauthMetadataResponse,
   originValidationResponse,
   requireBearerAuth,
-  type AuthInfo,
   type OAuthMetadata,
 } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
-import type { AuditReport } from '../../src/audit/types.js';
-import { memoryIO } from '../agent/helpers/io.js';
+import { auditResource, failed, jwtVerifier, statuses, throwingIntrospection } from './helpers/resource-audit.js';
 
 type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-origin-check' | 'no-header-check';
 const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-origin-check', 'no-header-check'];
@@ -61,24 +57,8 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `${origin}/mcp`;
   const attach = (issuer: Record<string, unknown>, mock: MockServer) => {
-    const jwks = createRemoteJWKSet(new URL(String(issuer.jwks_uri)));
-    const byJwt = async (token: string): Promise<AuthInfo> => {
-      const { payload } = await jwtVerify(token, jwks, { issuer: String(issuer.issuer) }).catch(() => {
-        throw new OAuthError(OAuthErrorCode.InvalidToken, 'invalid token');
-      });
-      return { token, clientId: String(payload.client_id), scopes: String(payload.scope ?? '').split(' '), expiresAt: payload.exp!, resource: new URL([payload.aud].flat()[0]!) };
-    };
-    // A plain Error for a token introspection does not know: the gate answers 500.
-    const byIntrospection = async (token: string): Promise<AuthInfo> => {
-      const r = await fetch(`${mock.authUrl}/introspect`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('photo-web:photo-web-secret').toString('base64')}` },
-        body: new URLSearchParams({ token }),
-      });
-      const info = (await r.json()) as Record<string, unknown>;
-      if (info.active !== true) throw new Error('token not active');
-      return { token, clientId: String(info.client_id), scopes: String(info.scope ?? '').split(' '), expiresAt: Number(info.exp), resource: new URL([info.aud as string].flat()[0]!) };
-    };
+    const byJwt = jwtVerifier(issuer, () => new OAuthError(OAuthErrorCode.InvalidToken, 'invalid token'));
+    const byIntrospection = throwingIntrospection(mock);
     const gate = requireBearerAuth({
       verifier: { verifyAccessToken: variant === 'throwing-introspection' ? byIntrospection : byJwt },
       requiredScopes: ['photo'],
@@ -124,13 +104,7 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   };
 }
 
-async function audit(resource: string, ...extra: string[]): Promise<{ code: number; report: AuditReport; stderr: string }> {
-  const io = memoryIO();
-  const code = await run(['audit', '--protected-resource', resource, '--client-id', 'photo-cli', '--json', ...extra], io);
-  return { code, report: JSON.parse(io.out()) as AuditReport, stderr: io.err() };
-}
-const statuses = (report: AuditReport) => Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
-const failed = (report: AuditReport) => report.probes.filter((p) => p.status === 'fail').map((p) => p.id);
+const audit = auditResource;
 
 describe('audit --protected-resource on MCP servers of the 2.x SDK', () => {
   let mock: MockServer;

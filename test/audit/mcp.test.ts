@@ -8,18 +8,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program/main.js';
 import { createMockServer, type MockServer } from '../../src/mock/index.js';
 import type { AuditReport } from '../../src/audit/types.js';
 import { memoryIO } from '../agent/helpers/io.js';
+import { auditResource, failed, jwtVerifier, statuses, throwingIntrospection } from './helpers/resource-audit.js';
 
 type Variant = 'correct' | 'no-audience' | 'throwing-introspection' | 'no-metadata' | 'other-resource' | 'no-origin-check' | 'no-tool-scope' | 'tool-scope-unnamed';
 const VARIANTS: readonly Variant[] = ['correct', 'no-audience', 'throwing-introspection', 'no-metadata', 'other-resource', 'no-origin-check', 'no-tool-scope', 'tool-scope-unnamed'];
@@ -49,24 +48,8 @@ async function sdkMcpServer(variant: Variant): Promise<SdkServer> {
   const url = `${origin}/mcp`;
   const methods: string[] = [];
   const attach = (issuer: Record<string, unknown>, mock: MockServer) => {
-    const jwks = createRemoteJWKSet(new URL(String(issuer.jwks_uri)));
-    const byJwt = async (token: string): Promise<AuthInfo> => {
-      const { payload } = await jwtVerify(token, jwks, { issuer: String(issuer.issuer) }).catch(() => {
-        throw new InvalidTokenError('invalid token');
-      });
-      return { token, clientId: String(payload.client_id), scopes: String(payload.scope ?? '').split(' '), expiresAt: payload.exp!, resource: new URL([payload.aud].flat()[0]!) };
-    };
-    // The issue's example: introspection, and a plain Error for a token it does not know (the SDK answers 500).
-    const byIntrospection = async (token: string): Promise<AuthInfo> => {
-      const r = await fetch(`${mock.authUrl}/introspect`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('photo-web:photo-web-secret').toString('base64')}` },
-        body: new URLSearchParams({ token }),
-      });
-      const info = (await r.json()) as Record<string, unknown>;
-      if (info.active !== true) throw new Error('token not active');
-      return { token, clientId: String(info.client_id), scopes: String(info.scope ?? '').split(' '), expiresAt: Number(info.exp), resource: new URL([info.aud as string].flat()[0]!) };
-    };
+    const byJwt = jwtVerifier(issuer, () => new InvalidTokenError('invalid token'));
+    const byIntrospection = throwingIntrospection(mock);
     const auth = requireBearerAuth({
       verifier: { verifyAccessToken: variant === 'throwing-introspection' ? byIntrospection : byJwt },
       requiredScopes: ['photo'],
@@ -140,14 +123,7 @@ async function deafServer(issuer: () => string): Promise<{ url: string; close():
   return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-/** The audit as an MCP server's developer runs it: the resource's URL and a client; the mock logs in by itself, so no account. */
-async function audit(resource: string, ...extra: string[]): Promise<{ code: number; report: AuditReport & { summary: { plan?: { passed: boolean } } }; stderr: string }> {
-  const io = memoryIO();
-  const code = await run(['audit', '--protected-resource', resource, '--client-id', 'photo-cli', '--json', ...extra], io);
-  return { code, report: JSON.parse(io.out()) as AuditReport, stderr: io.err() };
-}
-const statuses = (report: AuditReport) => Object.fromEntries(report.probes.map((p) => [p.id, p.status]));
-const failed = (report: AuditReport) => report.probes.filter((p) => p.status === 'fail').map((p) => p.id);
+const audit = auditResource;
 
 describe('audit --protected-resource on MCP servers of the 1.x SDK', () => {
   let mock: MockServer;
