@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
  * Where an outbound request made for someone else (a client's metadata document, its jwks_uri, its
  * back-channel endpoints) may connect: a server-side request forgery guard (OWASP SSRF prevention).
  * The check is made on the address the socket is about to use, inside the DNS lookup that the
- * connection itself calls (the `lookup` option of http.request and net.connect), so the name cannot
+ * connection itself calls (the `lookup` option of http.request, which passes it to the socket it opens), so the name cannot
  * resolve to one address when checked and to another when connected (no time-of-check/time-of-use
  * gap, no DNS rebinding). Node calls no lookup for an IP literal: check those with checkHost.
  */
@@ -128,11 +128,11 @@ export function checkHost(hostname: string, policy: AddressPolicy): ForbiddenAdd
 
 type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-/** The signature of dns.lookup as net.connect (and http.request's `lookup` option) calls it. */
+/** The signature of dns.lookup as the socket of an http.request calls it (its `lookup` option). */
 export type LookupFunction = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
 
 /**
- * A `lookup` for http.request, https.request or net.connect: resolves the name as dns.lookup does, and
+ * A `lookup` for http.request and https.request: resolves the name as dns.lookup does, and
  * fails with ForbiddenAddressError when any address it resolves to is one the policy forbids (a name
  * with one public and one private address is refused: which one a connection would use is not ours to
  * choose). `resolve` is dns.lookup; tests give another.
