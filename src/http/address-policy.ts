@@ -5,9 +5,9 @@ import { isIP } from 'node:net';
  * Where an outbound request made for someone else (a client's metadata document, its jwks_uri, its
  * back-channel endpoints) may connect: a server-side request forgery guard (OWASP SSRF prevention).
  * The check is made on the address the socket is about to use, inside the DNS lookup that the
- * connection itself calls (the `lookup` option of http.request, which passes it to the socket it opens), so the name cannot
- * resolve to one address when checked and to another when connected (no time-of-check/time-of-use
- * gap, no DNS rebinding). Node calls no lookup for an IP literal: check those with checkHost.
+ * connection itself calls (the `lookup` option of http.request, handed to the socket it opens), so
+ * the name cannot resolve to one address when checked and to another when connected (no
+ * time-of-check/time-of-use gap, no DNS rebinding). Node calls no lookup for an IP literal: check those with checkHost.
  */
 export type AddressKind = 'public' | 'loopback' | 'private' | 'unique-local' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
 
