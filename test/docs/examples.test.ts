@@ -5,8 +5,6 @@
 // A block that needs another mock starts it itself with a background line
 // (`oauthctl serve-mock --config ... --port 9100 &`): it runs on a free port, put in place of 9100 in
 // the block's later lines, until the block ends.
-// The examples run in three files (examples-*.test.ts, one part each, PARTS below), so that vitest
-// runs them side by side: one file of them all was the suite's longest by far.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,44 +42,35 @@ const CANNOT_RUN: { pattern: RegExp; reason: string; workflow?: boolean }[] = [
 ];
 
 const help = (args: string[]) => execFileSync(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
-
-/**
- * The pages of docs/ that the part `audit` runs (the audit's, the resources', FAPI 2.0 and CIBA: about a
- * third of the examples' time each part); `docs` runs every other page.
- */
-const AUDIT_PAGES = ['audit.md', 'audit-probes.md', 'protected-resources.md', 'configuration.md', 'admin-api.md', 'fapi2.md', 'ciba.md'];
-
-/**
- * The three parts, together every example once: the README and every --help; the audit's, the
- * resources', FAPI 2.0's and CIBA's pages; the rest of docs/ (a new page lands there by itself).
- */
-export type ExamplePart = 'readme-help' | 'audit' | 'docs';
-
-function docPages(part: ExamplePart): string[] {
-  if (part === 'readme-help') return [];
-  const pages = readdirSync(join(ROOT, 'docs'))
+const blocks: ExampleBlock[] = [
+  ...extractMarkdownBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
-    .sort();
-  return pages.filter((f) => AUDIT_PAGES.includes(f) === (part === 'audit'));
-}
-
-function blocksOf(part: ExamplePart): ExampleBlock[] {
-  return [
-    ...(part === 'readme-help' ? extractMarkdownBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')) : []),
-    ...docPages(part).flatMap((f) => extractMarkdownBlocks(readFileSync(join(ROOT, 'docs', f), 'utf8'), `docs/${f}`)),
-    ...(part === 'readme-help'
-      ? [
-          ...extractHelpExamples('oauthctl --help', help([])),
-          ...Object.keys({ ...COMMANDS, completion: null })
-            .map((name) => extractHelpExamples(`oauthctl ${name} --help`, help([name]))[0])
-            .filter((b): b is ExampleBlock => b !== undefined),
-        ]
-      : []),
-  ];
-}
+    .sort()
+    .flatMap((f) => extractMarkdownBlocks(readFileSync(join(ROOT, 'docs', f), 'utf8'), `docs/${f}`)),
+  ...extractHelpExamples('oauthctl --help', help([])),
+  ...Object.keys({ ...COMMANDS, completion: null }).map((name) => extractHelpExamples(`oauthctl ${name} --help`, help([name]))[0]).filter((b): b is ExampleBlock => b !== undefined),
+];
 
 let mock: MockServer;
 let binDir: string;
+beforeAll(async () => {
+  mock = await createMockServer(undefined, { autoLogin: 'alice', port: DOC_PORT }).catch(() => createMockServer(undefined, { autoLogin: 'alice' }));
+  binDir = mkdtempSync(join(tmpdir(), 'oauthctl-examples-bin-'));
+  writeFileSync(join(binDir, 'oauthctl'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  // `npx oauthctl` in the README means the installed package: the same CLI.
+  writeFileSync(join(binDir, 'npx'), `#!/bin/sh\n[ "$1" = oauthctl ] && shift\nexec oauthctl "$@"\n`);
+  // `BROWSER=firefox ...` examples: a firefox that plays the browser (its flags ignored, the URL last),
+  // since login stops at once when the browser it is given cannot be run.
+  writeFileSync(join(binDir, 'firefox'), `#!/bin/sh\nfor url; do :; done\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'fake-browser.mjs'))} "$url"\n`);
+  chmodSync(join(binDir, 'oauthctl'), 0o755);
+  chmodSync(join(binDir, 'npx'), 0o755);
+  chmodSync(join(binDir, 'firefox'), 0o755);
+});
+afterAll(async () => {
+  await mock?.close();
+  if (binDir) rmSync(binDir, { recursive: true, force: true });
+});
 
 /** Mocks a block starts in the background (`oauthctl serve-mock ... &`): the doc's port -> the real one, and the process. */
 const background = new Map<string, { port: string; child: ChildProcess }>();
@@ -272,52 +261,31 @@ async function prepareProfiles(block: ExampleBlock, home: string, cwd: string): 
   }
 }
 
-/** Runs the examples of one part: the mock and the commands' folder first, then each block in order. */
-export function runExamples(part: ExamplePart): void {
+describe.each(blocks.map((b) => [b.source, b] as const))('%s', (_source, block) => {
+  let home: string;
+  let cwd: string;
   beforeAll(async () => {
-    mock = await createMockServer(undefined, { autoLogin: 'alice', port: DOC_PORT }).catch(() => createMockServer(undefined, { autoLogin: 'alice' }));
-    binDir = mkdtempSync(join(tmpdir(), 'oauthctl-examples-bin-'));
-    writeFileSync(join(binDir, 'oauthctl'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-    // `npx oauthctl` in the README means the installed package: the same CLI.
-    writeFileSync(join(binDir, 'npx'), `#!/bin/sh\n[ "$1" = oauthctl ] && shift\nexec oauthctl "$@"\n`);
-    // `BROWSER=firefox ...` examples: a firefox that plays the browser (its flags ignored, the URL last),
-    // since login stops at once when the browser it is given cannot be run.
-    writeFileSync(join(binDir, 'firefox'), `#!/bin/sh\nfor url; do :; done\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'test', 'helpers', 'fake-browser.mjs'))} "$url"\n`);
-    chmodSync(join(binDir, 'oauthctl'), 0o755);
-    chmodSync(join(binDir, 'npx'), 0o755);
-    chmodSync(join(binDir, 'firefox'), 0o755);
-  });
-  afterAll(async () => {
-    await mock?.close();
-    if (binDir) rmSync(binDir, { recursive: true, force: true });
+    home = mkdtempSync(join(tmpdir(), 'oauthctl-examples-home-'));
+    cwd = mkdtempSync(join(tmpdir(), 'oauthctl-examples-cwd-'));
+    symlinkSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'));
+    mkdirSync(join(cwd, 'reports'));
+    // A fish user has this directory; the completion example writes into it.
+    mkdirSync(join(home, '.config', 'fish', 'completions'), { recursive: true });
+    if (!block.workflow) await prepareProfiles(block, home, cwd);
+  }, 120_000);
+  afterAll(() => {
+    stopBackgroundMocks();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
   });
 
-  describe.each(blocksOf(part).map((b) => [b.source, b] as const))('%s', (_source, block) => {
-    let home: string;
-    let cwd: string;
-    beforeAll(async () => {
-      home = mkdtempSync(join(tmpdir(), 'oauthctl-examples-home-'));
-      cwd = mkdtempSync(join(tmpdir(), 'oauthctl-examples-cwd-'));
-      symlinkSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'));
-      mkdirSync(join(cwd, 'reports'));
-      // A fish user has this directory; the completion example writes into it.
-      mkdirSync(join(home, '.config', 'fish', 'completions'), { recursive: true });
-      if (!block.workflow) await prepareProfiles(block, home, cwd);
-    }, 120_000);
-    afterAll(() => {
-      stopBackgroundMocks();
-      rmSync(home, { recursive: true, force: true });
-      rmSync(cwd, { recursive: true, force: true });
-    });
-
-    it.each(block.examples)('%s', async (line) => {
-      const skip = CANNOT_RUN.find((c) => c.pattern.test(line) && (c.workflow ?? false) === (block.workflow ?? false));
-      if (skip) {
-        console.info(`not run (${skip.reason}): ${line}`);
-        return;
-      }
-      const r = await runExample(line, home, cwd);
-      expect(r.code, `example from ${block.source} failed:\n  ${line}\nexit ${r.code}; stderr:\n${r.stderr}`).toBe(expectedExit(line));
-    }, 120_000);
-  });
-}
+  it.each(block.examples)('%s', async (line) => {
+    const skip = CANNOT_RUN.find((c) => c.pattern.test(line) && (c.workflow ?? false) === (block.workflow ?? false));
+    if (skip) {
+      console.info(`not run (${skip.reason}): ${line}`);
+      return;
+    }
+    const r = await runExample(line, home, cwd);
+    expect(r.code, `example from ${block.source} failed:\n  ${line}\nexit ${r.code}; stderr:\n${r.stderr}`).toBe(expectedExit(line));
+  }, 120_000);
+});
