@@ -33,6 +33,11 @@ export async function requiredScopes(ctx: AuditContext): Promise<string[]> {
   return found.metadata?.scopes_supported ?? [];
 }
 
+/** The scopes of the probes' baseline token: those the audit was given (--scope) and those the resource needs. */
+export async function baselineScopes(ctx: AuditContext): Promise<string[]> {
+  return [...new Set([...ctx.config.scopes, ...(await requiredScopes(ctx))])];
+}
+
 /**
  * An access token from the audited server: a login through the code flow, else (a confidential client)
  * the client credentials grant; `resource` null sends none (RFC 8707). A token the audit cannot get is
@@ -91,9 +96,12 @@ export const MCP_INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'oauthctl-audit', version: '1' } },
 });
 
-/** A POST of MCP initialize to `url`, with a token in the Authorization header when one is given (Streamable HTTP's Accept). */
+/** The headers of every JSON-RPC POST to an MCP server (Streamable HTTP: JSON or an SSE stream accepted). */
+export const MCP_POST_HEADERS: Readonly<Record<string, string>> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** A POST of MCP initialize to `url`, with a token in the Authorization header when one is given. */
 export function mcpInitialize(ctx: AuditContext, url: string, token?: string, extra: Record<string, string> = {}): Promise<HttpResponse> {
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...extra };
+  const headers: Record<string, string> = { ...MCP_POST_HEADERS, ...extra };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return ctx.http.request(url, { method: 'POST', headers, body: MCP_INITIALIZE });
 }
@@ -178,8 +186,7 @@ export function workingToken(ctx: AuditContext, options: { fresh?: boolean } = {
 }
 
 async function checkedToken(ctx: AuditContext, mayUseGiven: boolean): Promise<string> {
-  const needed = await requiredScopes(ctx);
-  const scopes = [...new Set([...ctx.config.scopes, ...needed])];
+  const scopes = await baselineScopes(ctx);
   const token = mayUseGiven && ctx.givenToken !== undefined ? ctx.givenToken : await tokenFor(ctx, { scopes });
   let res = await present(ctx, token);
   // An MCP server takes its token on a POST of initialize only: a GET gets 405 (or 400) whatever the token.

@@ -5,7 +5,7 @@ import type { AuditContext } from './context.js';
 import { describeExchange, issuedTokens } from './exchanges.js';
 import { dpopKeyFor } from './dpop-requests.js';
 import { ProbeFailure, ProbeSkip } from './probe-errors.js';
-import { mcpInitialize, presentsAsMcp, requiredScopes, resourceDiscovery, resourceUrl, tokenDecision, workingToken } from './protected-resource.js';
+import { baselineScopes, mcpInitialize, presentsAsMcp, resourceDiscovery, resourceUrl, tokenDecision, workingToken } from './protected-resource.js';
 
 /**
  * A DPoP-bound access token for the audited resource (RFC 9449 section 7), and how to present it: the
@@ -56,7 +56,7 @@ async function obtainBoundToken(ctx: AuditContext): Promise<BoundToken> {
     throw err;
   }
   const resource = resourceUrl(ctx);
-  const scopes = [...new Set([...ctx.config.scopes, ...(await requiredScopes(ctx))])];
+  const scopes = await baselineScopes(ctx);
   let token: string;
   try {
     const issued = await ctx.obtainCode({ scopes, extraParams: { resource } });

@@ -3,7 +3,7 @@ import { formatScope } from '../../../oauth/scope.js';
 import { escapeLogValue } from '../../../output/escape.js';
 import { presentsAsMcp, scopedToken, workingToken } from '../../protected-resource.js';
 import { fail, pass, skip, type AuditProbe } from '../../types.js';
-import { challengeScopes, mcpCall, rpcMessage, speaksModern } from './rpc.js';
+import { challengeScopes, listedTools, mcpCall, rpcMessage, speaksModern } from './rpc.js';
 
 /** Why the probe runs only when asked: a tools/call does whatever the tool does. */
 export const NO_TOOL_NAMED =
@@ -34,8 +34,8 @@ export const mcpToolScopeProbe: AuditProbe = {
     if (!presentsAsMcp(ctx)) return skip('not tested: not an MCP server (it takes its token on a GET)');
     const modern = await speaksModern(ctx, working);
     // The tool must be there for the audit's own token (a server that filters tools/list by scope may hide it: then say so).
-    const listed = (rpcMessage((await mcpCall(ctx, working, 'tools/list', {}, modern)).res)?.result as { tools?: unknown } | undefined)?.tools;
-    if (Array.isArray(listed) && !listed.some((t) => (t as { name?: unknown } | null)?.name === tool.name))
+    const listed = await listedTools(ctx, working, modern);
+    if (listed !== undefined && !listed.some((t) => (t as { name?: unknown } | null)?.name === tool.name))
       return skip(`not tested: tools/list does not list ${quoted(tool.name)} (the tool --call-tool names)`);
     const base = await challengeScopes(ctx);
     const { token, granted } = await scopedToken(ctx, { scopes: base.length > 0 ? base : ctx.config.scopes });

@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../../../client/http/http.js';
 import { resourceChallenge } from '../../../oauth/resource-metadata.js';
 import { parseScope } from '../../../oauth/scope.js';
-import { MCP_INITIALIZE, mcpInitialize, requiredScopes, resourceUrl } from '../../protected-resource.js';
+import { MCP_POST_HEADERS, mcpInitialize, requiredScopes, resourceUrl } from '../../protected-resource.js';
 import type { AuditContext } from '../../context.js';
 
 /**
@@ -13,8 +13,6 @@ import type { AuditContext } from '../../context.js';
 
 /** The newest revision the audit speaks: stateless, no initialize (MCP 2026-07-28). */
 export const MODERN = '2026-07-28';
-
-const STREAMABLE_HTTP = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 /** A JSON-RPC request of the 2026-07-28 revision: its revision in `_meta`, and the standard headers as `headers` says. */
 export function modernRequest(ctx: AuditContext, token: string, method: string, headers: Record<string, string>, params: Record<string, unknown> = {}): Promise<HttpResponse> {
@@ -29,7 +27,7 @@ export function modernRequest(ctx: AuditContext, token: string, method: string, 
   });
   return ctx.http.request(resourceUrl(ctx), {
     method: 'POST',
-    headers: { ...STREAMABLE_HTTP, authorization: `Bearer ${token}`, 'mcp-protocol-version': MODERN, ...headers },
+    headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${token}`, 'mcp-protocol-version': MODERN, ...headers },
     body,
   });
 }
@@ -45,27 +43,37 @@ export function rpcMessage(res: HttpResponse): Record<string, unknown> | undefin
   }
 }
 
-/** POST of the handshake's initialize with a token (MCP_INITIALIZE offers 2025-11-25). */
-function initialize(ctx: AuditContext, token: string): Promise<HttpResponse> {
-  return ctx.http.request(resourceUrl(ctx), { method: 'POST', headers: { ...STREAMABLE_HTTP, authorization: `Bearer ${token}` }, body: MCP_INITIALIZE });
-}
-
 /** The revision the server agreed to at initialize (the audit's own 2025-11-25 handshake), for a "not tested" line. */
 export async function legacyRevision(ctx: AuditContext, token: string): Promise<string> {
-  const version = (rpcMessage(await initialize(ctx, token))?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-  return typeof version === 'string' ? version : 'an earlier revision';
+  return agreedRevision(await mcpInitialize(ctx, resourceUrl(ctx), token)) ?? 'an earlier revision';
 }
 
-const revisions = new WeakMap<AuditContext, Promise<boolean>>();
+/** The protocolVersion of an answer to initialize, when it names one. */
+function agreedRevision(init: HttpResponse): string | undefined {
+  const version = (rpcMessage(init)?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+  return typeof version === 'string' ? version : undefined;
+}
 
-/** Whether the server speaks 2026-07-28: it answers that revision's tools/list with a result (asked once per audit). */
-export function speaksModern(ctx: AuditContext, token: string): Promise<boolean> {
-  let found = revisions.get(ctx);
-  if (!found) {
-    found = modernRequest(ctx, token, 'tools/list', { 'mcp-method': 'tools/list' }).then((res) => res.status === 200 && rpcMessage(res)?.result !== undefined);
-    revisions.set(ctx, found);
-  }
+const modernLists = new WeakMap<AuditContext, Promise<HttpResponse>>();
+
+/** The answer to a 2026-07-28 tools/list with the audit's working token, sent once per audit. */
+function modernToolsList(ctx: AuditContext, working: string): Promise<HttpResponse> {
+  let found = modernLists.get(ctx);
+  if (!found) modernLists.set(ctx, (found = modernRequest(ctx, working, 'tools/list', { 'mcp-method': 'tools/list' })));
   return found;
+}
+
+/** Whether the server speaks 2026-07-28: it answers that revision's tools/list with a result. */
+export async function speaksModern(ctx: AuditContext, working: string): Promise<boolean> {
+  const res = await modernToolsList(ctx, working);
+  return res.status === 200 && rpcMessage(res)?.result !== undefined;
+}
+
+/** The tools the server lists to the audit's working token, in its revision; undefined when its answer holds no list. */
+export async function listedTools(ctx: AuditContext, working: string, modern: boolean): Promise<unknown[] | undefined> {
+  const res = modern ? await modernToolsList(ctx, working) : (await mcpCall(ctx, working, 'tools/list', {}, false)).res;
+  const tools = (rpcMessage(res)?.result as { tools?: unknown } | undefined)?.tools;
+  return Array.isArray(tools) ? tools : undefined;
 }
 
 /** The answer to a request, or to the step of the handshake before it that was not taken (`step` says which). */
@@ -82,14 +90,14 @@ export interface McpCall {
 export async function mcpCall(ctx: AuditContext, token: string, method: string, params: Record<string, unknown>, modern: boolean): Promise<McpCall> {
   const name = typeof params.name === 'string' ? params.name : undefined;
   if (modern) return { step: method, res: await modernRequest(ctx, token, method, { 'mcp-method': method, ...(name !== undefined && { 'mcp-name': name }) }, params) };
-  const init = await initialize(ctx, token);
+  const init = await mcpInitialize(ctx, resourceUrl(ctx), token);
   if (init.status < 200 || init.status >= 300) return { step: 'initialize', res: init };
-  const version = (rpcMessage(init)?.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+  const version = agreedRevision(init);
   const session = init.headers['mcp-session-id'];
   const headers = {
-    ...STREAMABLE_HTTP,
+    ...MCP_POST_HEADERS,
     authorization: `Bearer ${token}`,
-    ...(typeof version === 'string' && { 'mcp-protocol-version': version }),
+    ...(version !== undefined && { 'mcp-protocol-version': version }),
     ...(session !== undefined && { 'mcp-session-id': session }),
   };
   const notified = await ctx.http.request(resourceUrl(ctx), { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
